@@ -1,0 +1,16 @@
+/* Moving tasks between cgroups (kernel: cgroup_attach_task). Called locked. */
+#ifndef CGFUSED_ATTACH_H
+#define CGFUSED_ATTACH_H
+
+#include "cgroup.h"
+
+/* Moves thread pid (or with threadgroup, every thread of its process) into
+ * dst. Nothing changes unless it all succeeds: -ESRCH (no such task),
+ * -EINVAL (a kernel thread), or a controller's veto (cpuset: -ENOSPC). */
+int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup);
+
+/* Appends the sorted ids of the threads in cgrp itself, or with procs of
+ * the processes with at least one thread there. */
+int cgroup_list_tasks(struct cgroup *cgrp, bool procs, GArray *ids);
+
+#endif

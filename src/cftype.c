@@ -1,0 +1,98 @@
+/* Reading and writing control files: the kernel's cgroup_seqfile_show() and
+ * cgroup_file_write() over the cftype tables. */
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "cgroup.h"
+#include "kparse.h"
+#include "task.h"
+
+/* kernfs refuses a write longer than a page to cgroup files (atomic_write_len). */
+#define CG_WRITE_MAX 4096
+
+static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
+{
+	return f->ssid < 0 ? &cgrp->self : cgrp->subsys[f->ssid];
+}
+
+/* The file, if cgrp_id is a live cgroup that has it; -ENODEV once gone. */
+static int resolve(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		   struct cgroup **cgrp, const struct cg_file **f)
+{
+	*cgrp = cgroup_by_id(core, cgrp_id);
+	if (!*cgrp)
+		return -ENODEV;
+	if (file >= (*cgrp)->root->files->len)
+		return -ENOENT;
+	*f = g_ptr_array_index((*cgrp)->root->files, file);
+	return cgroup_has_file(*cgrp, *f) ? 0 : -ENOENT;
+}
+
+int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out)
+{
+	struct cgroup *cgrp;
+	const struct cg_file *f;
+	int ret;
+
+	g_mutex_lock(&core->lock);
+	task_reap_exited(core);
+	ret = resolve(core, cgrp_id, file, &cgrp, &f);
+	if (ret == 0) {
+		struct css *css = file_css(cgrp, f);
+
+		if (f->cft->read_u64)
+			g_string_append_printf(out, "%" PRIu64 "\n", f->cft->read_u64(css, f->cft));
+		else if (f->cft->read_s64)
+			g_string_append_printf(out, "%" PRId64 "\n", f->cft->read_s64(css, f->cft));
+		else if (f->cft->seq_show)
+			ret = f->cft->seq_show(css, f->cft, out);
+		else
+			ret = -EINVAL;
+	}
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		      const char *buf, size_t len, pid_t writer)
+{
+	struct cgroup *cgrp;
+	const struct cg_file *f;
+	char *copy;
+	int ret;
+
+	if (len > CG_WRITE_MAX)
+		return -E2BIG;
+	if (len == 0)
+		return 0;
+	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
+	copy = g_strndup(buf, len);
+	g_mutex_lock(&core->lock);
+	ret = resolve(core, cgrp_id, file, &cgrp, &f);
+	if (ret == 0) {
+		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, writer };
+		const struct cftype *cft = f->cft;
+
+		if (cft->write) {
+			ret = cft->write(&ctx, copy, len);
+		} else if (cft->write_u64) {
+			unsigned long long v;
+
+			ret = kstrtoull(copy, 0, &v);
+			if (ret == 0)
+				ret = cft->write_u64(ctx.css, cft, v);
+		} else if (cft->write_s64) {
+			long long v;
+
+			ret = kstrtoll(copy, 0, &v);
+			if (ret == 0)
+				ret = cft->write_s64(ctx.css, cft, v);
+		} else {
+			ret = -EINVAL;	/* root may open a 0444 file for writing */
+		}
+	}
+	g_mutex_unlock(&core->lock);
+	g_free(copy);
+	return ret < 0 ? ret : (ssize_t)len;
+}

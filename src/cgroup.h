@@ -1,0 +1,165 @@
+/* The cgroup core: hierarchies, cgroups, css, css_sets and tasks.
+ *
+ * Names follow the kernel (kernel/cgroup/cgroup.c) because readers know them.
+ * Nothing here knows FUSE or any controller by name: controllers are handed in
+ * as a table (struct cgroup_subsys) and the filesystem layer serves files from
+ * the cftype tables it finds here.
+ *
+ * Locking: one mutex per core (the kernel's cgroup_mutex) serialises every
+ * change and every snapshot. Functions named cg_* take it themselves; those
+ * documented "called locked" expect it held. */
+#ifndef CGFUSED_CGROUP_H
+#define CGFUSED_CGROUP_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cftype.h"
+#include "kfacade.h"
+
+#define CG_MAX_SUBSYS 16
+#define CG_NAME_MAX 4095	/* kernfs has no NAME_MAX: getname()'s PATH_MAX */
+
+struct cg_core;
+struct cg_root;
+struct cgroup;
+struct css_set;
+struct task;
+
+/* cgroup_subsys_state: one controller's state in one cgroup. Controllers
+ * embed it at the start of their own struct. */
+struct css {
+	struct cgroup *cgroup;
+	const struct cgroup_subsys *ss;	/* NULL for cgroup->self */
+	int ssid;			/* index in core->subsys, -1 for self */
+	struct css *parent;
+	unsigned refcnt;		/* the cgroup's own + one per css_set */
+};
+
+/* A controller, like the kernel's struct cgroup_subsys. */
+struct cgroup_subsys {
+	const char *name;
+	/* Allocates the css of a new cgroup (parent NULL for a root). The cgroup's
+	 * flags (clone_children) are already inherited when this is called. */
+	struct css *(*css_alloc)(struct css *parent);
+	/* Called once css->cgroup and css->parent are set (may be NULL). */
+	void (*css_online)(struct css *css);
+	void (*css_free)(struct css *css);
+	/* May veto moving tasks into css: 0 or -errno (e.g. cpuset's ENOSPC). */
+	int (*can_attach)(struct css *css);
+	const struct cftype *files;	/* terminated by an entry with name NULL */
+};
+
+/* Bits of cgroup->flags, as in the kernel. */
+enum {
+	CGRP_NOTIFY_ON_RELEASE = 1u << 0,
+	CGRP_CPUSET_CLONE_CHILDREN = 1u << 1,
+};
+
+/* One control file of a hierarchy: a cftype and the controller it belongs to
+ * (NULL for the core's own files), with its full name ("cpu.shares"). Files
+ * are numbered by their position in cg_root->files. */
+struct cg_file {
+	const struct cftype *cft;
+	const struct cgroup_subsys *ss;
+	int ssid;			/* index in core->subsys, -1 for core files */
+	char *name;
+};
+
+/* A hierarchy (the kernel's cgroup_root). */
+struct cg_root {
+	struct cg_core *core;
+	unsigned index;			/* position in core->roots */
+	unsigned subsys_mask;		/* bit i: core->subsys[i] is bound here */
+	char *name;			/* "cpu,cpuacct,cpuset" */
+	struct cgroup *top;		/* the root cgroup */
+	GPtrArray *files;		/* struct cg_file *, in directory order */
+	char *release_agent;
+	unsigned nr_cgroups;
+};
+
+struct cgroup {
+	uint64_t id;			/* unique for the daemon's life, never reused */
+	char *name;			/* "" for a root */
+	struct cgroup *parent;
+	struct cg_root *root;
+	GHashTable *children;		/* name -> struct cgroup * */
+	GQueue csets;			/* struct css_set * whose css here is ours */
+	unsigned flags;
+	int64_t ctime_ns;		/* creation time, CLOCK_REALTIME */
+	struct css self;		/* the cgroup's own css, for core files */
+	struct css *subsys[CG_MAX_SUBSYS];
+};
+
+/* The daemon's whole model. */
+struct cg_core {
+	GMutex lock;			/* the kernel's cgroup_mutex */
+	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
+	unsigned nr_subsys;
+	GPtrArray *roots;		/* struct cg_root * */
+	GHashTable *cgroups;		/* id -> struct cgroup * */
+	uint64_t next_id;
+	GHashTable *css_sets;		/* struct css_set * (itself the key) */
+	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
+	GHashTable *tasks;		/* tid -> struct task * */
+	struct kfacade *kf;
+};
+
+/* Creating the model. A hierarchy binds the controllers named in subsys_mask
+ * (bits index the array given to cg_core_new). Hierarchies may be added only
+ * before the first task is attached. */
+struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned nr,
+			    struct kfacade *kf);
+struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clone_children);
+void cg_core_free(struct cg_core *core);
+
+/* Directory operations: 0 or -errno, with the kernel's errno values. */
+int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, uint64_t *new_id);
+int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name);
+int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
+	      uint64_t new_parent_id, const char *new_name);
+
+/* Called locked. */
+struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id);
+struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name);
+bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f);
+const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,
+					  unsigned *index);
+bool cgroup_is_populated(const struct cgroup *cgrp);
+char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
+
+/* Control files: read builds the whole content at once (the kernel's seq_file
+ * snapshot); write is one command. Both return 0/length or -errno; -ENODEV
+ * once the cgroup is gone. writer is the thread id of the writing caller. */
+int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out);
+ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		      const char *buf, size_t len, pid_t writer);
+
+/* Called locked: a css's reference counting. */
+void css_get(struct css *css);
+void css_put(struct css *css);
+
+/* Iterates a cgroup's live children (called locked). */
+#define cgroup_for_each_child(pos, iter, cgrp)					\
+	for (g_hash_table_iter_init((iter), (cgrp)->children);			\
+	     g_hash_table_iter_next((iter), NULL, (gpointer *)&(pos));)
+
+/* The same controller's css in a child cgroup. */
+static inline struct css *css_in(const struct css *css, const struct cgroup *cgrp)
+{
+	return css->ssid < 0 ? (struct css *)&cgrp->self : cgrp->subsys[css->ssid];
+}
+
+/* Calls fn on css and then on every descendant, parents first; stops at the
+ * first non-zero return and returns it (called locked). */
+int css_for_each_descendant_pre(struct css *css, int (*fn)(struct css *, void *), void *data);
+
+/* The kernel facade of the core this css lives in. */
+static inline struct kfacade *css_kfacade(const struct css *css)
+{
+	return css->cgroup->root->core->kf;
+}
+
+#endif

@@ -1,0 +1,115 @@
+/* The core's control files (kernel/cgroup/cgroup-v1.c). */
+#include "cgroup_files.h"
+
+#include <errno.h>
+
+#include "attach.h"
+#include "kparse.h"
+#include "release_agent.h"
+
+static int tasks_show(struct css *css, bool procs, GString *out)
+{
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	int ret = cgroup_list_tasks(css->cgroup, procs, ids);
+
+	for (guint i = 0; ret == 0 && i < ids->len; i++)
+		g_string_append_printf(out, "%d\n", g_array_index(ids, pid_t, i));
+	g_array_unref(ids);
+	return ret;
+}
+
+static int tasks_seq_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)cft;
+	return tasks_show(css, false, out);
+}
+
+static int procs_seq_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)cft;
+	return tasks_show(css, true, out);
+}
+
+/* __cgroup1_procs_write(): one id, surrounding white space allowed; 0 is the
+ * writer itself. */
+static int procs_write(struct cg_file_ctx *ctx, char *buf, bool threadgroup)
+{
+	int pid;
+
+	/* Overflow is EINVAL here, not ERANGE (measured, and kernel source). */
+	if (kstrtoint(kstrstrip(buf), 0, &pid) < 0 || pid < 0)
+		return -EINVAL;
+	return cgroup_attach(ctx->css->cgroup, pid ? pid : ctx->writer, threadgroup);
+}
+
+static int tasks_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	(void)nbytes;
+	return procs_write(ctx, buf, false);
+}
+
+static int cgroup_procs_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	(void)nbytes;
+	return procs_write(ctx, buf, true);
+}
+
+static uint64_t flag_read(struct css *css, const struct cftype *cft)
+{
+	return (css->cgroup->flags & (unsigned)cft->private) != 0;
+}
+
+static int flag_write(struct css *css, const struct cftype *cft, uint64_t val)
+{
+	if (val)
+		css->cgroup->flags |= (unsigned)cft->private;
+	else
+		css->cgroup->flags &= ~(unsigned)cft->private;
+	return 0;
+}
+
+static int release_agent_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)cft;
+	g_string_append_printf(out, "%s\n", css->cgroup->root->release_agent);
+	return 0;
+}
+
+static int release_agent_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	struct cg_root *root = ctx->css->cgroup->root;
+
+	(void)nbytes;
+	g_free(root->release_agent);
+	root->release_agent = g_strndup(kstrstrip(buf), RELEASE_AGENT_MAX - 1);
+	return 0;
+}
+
+static int sane_behavior_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)css;
+	(void)cft;
+	g_string_append(out, "0\n");
+	return 0;
+}
+
+/* In the kernel's order. The flag files name their flag in .private. */
+static const struct cftype cgroup_core_files[] = {
+	{ .name = "cgroup.procs", .seq_show = procs_seq_show, .write = cgroup_procs_write },
+	{ .name = "cgroup.clone_children", .private = CGRP_CPUSET_CLONE_CHILDREN,
+	  .read_u64 = flag_read, .write_u64 = flag_write },
+	{ .name = "cgroup.sane_behavior", .flags = CFTYPE_ONLY_ON_ROOT,
+	  .seq_show = sane_behavior_show },
+	{ .name = "tasks", .seq_show = tasks_seq_show, .write = tasks_write },
+	{ .name = "notify_on_release", .private = CGRP_NOTIFY_ON_RELEASE,
+	  .read_u64 = flag_read, .write_u64 = flag_write },
+	{ .name = "release_agent", .flags = CFTYPE_ONLY_ON_ROOT,
+	  .seq_show = release_agent_show, .write = release_agent_write },
+	{ 0 }
+};
+
+void cgroup_files_add_core(struct cg_root *root, cg_add_file_fn add)
+{
+	for (const struct cftype *cft = cgroup_core_files; cft->name; cft++)
+		add(root, cft, NULL, -1);
+}

@@ -1,0 +1,9 @@
+/* The list of controllers main offers to hierarchies. */
+#include "ctl.h"
+
+const struct cgroup_subsys *const cgfused_controllers[] = {
+	&cpuset_cgrp_subsys,
+	&cpu_cgrp_subsys,
+	&cpuacct_cgrp_subsys,
+	NULL,
+};

@@ -1,0 +1,15 @@
+/* The controllers cgfused knows. main hands this list to the core; adding a
+ * controller is one new file here plus one line in controllers.c. */
+#ifndef CGFUSED_CTL_H
+#define CGFUSED_CTL_H
+
+#include "../cgroup.h"
+
+extern const struct cgroup_subsys cpu_cgrp_subsys;
+extern const struct cgroup_subsys cpuacct_cgrp_subsys;
+extern const struct cgroup_subsys cpuset_cgrp_subsys;
+
+/* Every controller, NULL-terminated, in the kernel's order. */
+extern const struct cgroup_subsys *const cgfused_controllers[];
+
+#endif

@@ -1,0 +1,51 @@
+/* The kernel facade: the only place that asks the running kernel about tasks
+ * (and, later, the only one that changes their scheduling). The core calls it
+ * through this table so that unit tests can run the core on a fake system. */
+#ifndef CGFUSED_KFACADE_H
+#define CGFUSED_KFACADE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What identifies one thread for as long as it lives, even when its id is
+ * reused later: the pidfs inode of its pidfd (see KERNEL-NOTES.md). */
+struct task_ident {
+	int fd;			/* pidfd, watched for the thread's exit; -1 if none */
+	uint64_t ino;		/* pidfs inode: unique per struct pid */
+	pid_t tgid;
+};
+
+struct kfacade;
+
+struct kfacade_ops {
+	/* Finds a live thread and starts watching its exit; cookie comes back
+	 * from exited(). -ESRCH when there is no such thread, -EINVAL for a
+	 * kernel thread (the kernel refuses to move those). */
+	int (*task_open)(struct kfacade *kf, pid_t tid, void *cookie, struct task_ident *id);
+	void (*task_close)(struct kfacade *kf, struct task_ident *id);
+	/* Cookies of watched threads that have exited since the last call;
+	 * never blocks. Returns how many were stored (at most max). */
+	unsigned (*exited)(struct kfacade *kf, void **cookies, unsigned max);
+	/* Every thread id of the process that thread tid belongs to. */
+	int (*thread_ids)(struct kfacade *kf, pid_t tid, GArray *tids);
+	/* Every thread id on the system, or with procs every process id. */
+	int (*all_tasks)(struct kfacade *kf, GArray *ids, bool procs);
+	/* The CPUs and memory nodes that exist (for the root cpuset), as the
+	 * kernel's list format ("0-1"). */
+	const char *(*online_cpus)(struct kfacade *kf);
+	const char *(*online_mems)(struct kfacade *kf);
+	/* How many CPU numbers the kernel knows (possible CPUs). */
+	unsigned (*nr_cpu_ids)(struct kfacade *kf);
+};
+
+struct kfacade {
+	const struct kfacade_ops *ops;
+};
+
+/* The real one, backed by pidfds, an epoll set and /proc. */
+struct kfacade *kfacade_linux_new(void);
+void kfacade_linux_free(struct kfacade *kf);
+
+#endif

@@ -1,0 +1,225 @@
+/* cgfused: a cgroup v1 hierarchy served from user space.
+ *
+ *   cgfused [-f] [-d] [-s] [-o OPTIONS] MOUNTPOINT
+ *
+ * Parses its own options, makes the mount point if it can, builds the core
+ * with the chosen controllers and hands the rest to libfuse. */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "ctl/ctl.h"
+#include "fs.h"
+#include "mountpoint.h"
+
+#define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
+
+struct cgfused_config {
+	char *controllers;
+	int clone_children;
+	char *mountpoint;	/* the first non-option argument */
+	int help;
+};
+
+static const struct fuse_opt cgfused_opts[] = {
+	{ "controllers=%s", offsetof(struct cgfused_config, controllers), 0 },
+	{ "clone_children", offsetof(struct cgfused_config, clone_children), 1 },
+	{ "noclone_children", offsetof(struct cgfused_config, clone_children), 0 },
+	FUSE_OPT_END
+};
+
+static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
+{
+	struct cgfused_config *conf = data;
+
+	(void)outargs;
+	if (key == FUSE_OPT_KEY_NONOPT && !conf->mountpoint)
+		conf->mountpoint = g_strdup(arg);
+	if (key == FUSE_OPT_KEY_OPT && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0 ||
+					strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0))
+		conf->help = 1;
+	return 1;	/* libfuse parses everything else */
+}
+
+static void usage(const char *prog)
+{
+	printf("usage: %s [options] MOUNTPOINT\n\n"
+	       "cgfused options:\n"
+	       "    -o controllers=LIST    controllers of the hierarchy (default %s);\n"
+	       "                           ':' separates hierarchies, each mounted in a\n"
+	       "                           subdirectory named after its controllers\n"
+	       "    -o clone_children      new groups start with their parent's cpuset (default)\n"
+	       "    -o noclone_children    new groups start with an empty cpuset\n\n",
+	       prog, DEFAULT_CONTROLLERS);
+}
+
+/* "cpu,cpuacct:cpuset" -> one bit mask of controllers per hierarchy. */
+static GArray *parse_hierarchies(const char *list)
+{
+	GArray *masks = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	char **hier = g_strsplit(list, ":", -1);
+	unsigned used = 0;
+
+	for (char **h = hier; *h; h++) {
+		char **names = g_strsplit(*h, ",", -1);
+		unsigned mask = 0;
+
+		for (char **n = names; *n; n++) {
+			unsigned i;
+
+			for (i = 0; cgfused_controllers[i]; i++)
+				if (strcmp(cgfused_controllers[i]->name, *n) == 0)
+					break;
+			if (!cgfused_controllers[i]) {
+				fprintf(stderr, "cgfused: unknown controller '%s' in controllers=%s "
+					"(known: cpu, cpuacct, cpuset)\n", *n, list);
+				goto fail;
+			}
+			if (used & (1u << i)) {
+				fprintf(stderr, "cgfused: controller '%s' is named twice in "
+					"controllers=%s\n", *n, list);
+				goto fail;
+			}
+			mask |= 1u << i;
+			used |= 1u << i;
+		}
+		g_strfreev(names);
+		names = NULL;
+		if (!mask) {
+			fprintf(stderr, "cgfused: empty hierarchy in controllers=%s\n", list);
+			goto fail;
+		}
+		g_array_append_val(masks, mask);
+		continue;
+fail:
+		g_strfreev(names);
+		g_strfreev(hier);
+		g_array_unref(masks);
+		return NULL;
+	}
+	g_strfreev(hier);
+	return masks;
+}
+
+/* One pidfd per tracked thread: let the daemon hold as many as it may. */
+static void raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return;
+	if (geteuid() == 0 && rl.rlim_max < 1048576) {
+		struct rlimit want = { 1048576, 1048576 };
+
+		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
+			return;
+	}
+	rl.rlim_cur = rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+}
+
+static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
+{
+	struct fuse_loop_config *cfg;
+	int ret;
+
+	if (opts->singlethread)
+		return fuse_session_loop(se);
+	cfg = fuse_loop_cfg_create();
+	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts->clone_fd);
+	fuse_loop_cfg_set_idle_threads(cfg, opts->max_idle_threads);
+	fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
+	ret = fuse_session_loop_mt(se, cfg);
+	fuse_loop_cfg_destroy(cfg);
+	return ret;
+}
+
+int main(int argc, char *argv[])
+{
+	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
+	struct cgfused_config conf = { .clone_children = 1 };
+	struct fuse_cmdline_opts opts = { 0 };
+	struct fuse_session *se = NULL;
+	struct kfacade *kf = NULL;
+	struct cg_core *core = NULL;
+	GArray *masks = NULL;
+	bool created = false;
+	int ret = 1;
+
+	if (fuse_opt_parse(&args, &conf, cgfused_opts, opt_proc) < 0)
+		goto out;
+	if (!conf.help && conf.mountpoint && mountpoint_prepare(conf.mountpoint, &created) < 0)
+		goto out;
+	if (fuse_parse_cmdline(&args, &opts) != 0)
+		goto out;
+	if (opts.show_help) {
+		usage(argv[0]);
+		fuse_cmdline_help();
+		fuse_lowlevel_help();
+		ret = 0;
+		goto out;
+	}
+	if (opts.show_version) {
+		printf("cgfused version %s\n", PACKAGE_VERSION);
+		fuse_lowlevel_version();
+		ret = 0;
+		goto out;
+	}
+	if (!opts.mountpoint) {
+		fprintf(stderr, "cgfused: no mount point given (try %s --help)\n", argv[0]);
+		goto out;
+	}
+	masks = parse_hierarchies(conf.controllers ? conf.controllers : DEFAULT_CONTROLLERS);
+	if (!masks)
+		goto out;
+
+	kf = kfacade_linux_new();
+	if (!kf) {
+		fprintf(stderr, "cgfused: epoll_create1: %s\n", strerror(errno));
+		goto out;
+	}
+	unsigned nr = 0;
+
+	while (cgfused_controllers[nr])
+		nr++;
+	core = cg_core_new(cgfused_controllers, nr, kf);
+	for (guint i = 0; i < masks->len; i++)
+		cg_root_new(core, g_array_index(masks, unsigned, i), conf.clone_children);
+	raise_nofile_limit();
+
+	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);
+	if (!se)
+		goto out;	/* libfuse said why (e.g. an unknown option) */
+	if (fuse_set_signal_handlers(se) != 0)
+		goto out;
+	if (fuse_session_mount(se, opts.mountpoint) != 0)
+		goto out_signals;
+	fuse_daemonize(opts.foreground);
+	ret = run_session(se, &opts) ? 1 : 0;
+	fuse_session_unmount(se);
+out_signals:
+	fuse_remove_signal_handlers(se);
+out:
+	if (se)
+		fuse_session_destroy(se);
+	if (core)
+		cg_core_free(core);
+	if (kf)
+		kfacade_linux_free(kf);
+	if (created && ret != 0)
+		rmdir(conf.mountpoint);	/* leave no trace of a failed start */
+	if (masks)
+		g_array_unref(masks);
+	free(opts.mountpoint);
+	free(conf.controllers);
+	g_free(conf.mountpoint);
+	fuse_opt_free_args(&args);
+	return ret;
+}

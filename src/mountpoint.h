@@ -1,0 +1,12 @@
+/* Making sure the mount point exists before libfuse looks at it. */
+#ifndef CGFUSED_MOUNTPOINT_H
+#define CGFUSED_MOUNTPOINT_H
+
+#include <stdbool.h>
+
+/* 0 when path is a directory to mount on, made (with its missing parents)
+ * if it did not exist; *created says so. Otherwise prints one line saying
+ * why not and where it would work, and returns -1. */
+int mountpoint_prepare(const char *path, bool *created);
+
+#endif
