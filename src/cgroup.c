@@ -395,6 +395,8 @@ int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
 		ret = -EIO;
 	else if (strcmp(name, new_name) == 0)
 		ret = 0;
+	else if (cgroup_file_by_name(parent, new_name, NULL))
+		ret = -ENOTDIR;
 	else if ((ret = check_new_name(parent, new_name)) == 0) {
 		g_hash_table_remove(parent->children, cgrp->name);
 		g_free(cgrp->name);
