@@ -389,6 +389,8 @@ static void cgfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		      struct fuse_file_info *fi)
 {
 	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	char *slice = NULL;
+	size_t len = 0;
 	int err = 0;
 
 	(void)ino;
@@ -405,13 +407,18 @@ static void cgfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			of->snapshot = fresh;
 		}
 	}
+	if (!err && (size_t)off < of->snapshot->len) {
+		len = MIN(size, of->snapshot->len - (size_t)off);
+		slice = g_memdup2(of->snapshot->str + off, len);
+	}
+	/* Unlocked before replying: the reply lets the caller close the file,
+	 * and RELEASE may then run on another thread at once. */
+	g_mutex_unlock(&of->lock);
 	if (err)
 		fuse_reply_err(req, err);
-	else if ((size_t)off >= of->snapshot->len)
-		fuse_reply_buf(req, NULL, 0);
 	else
-		fuse_reply_buf(req, of->snapshot->str + off, MIN(size, of->snapshot->len - (size_t)off));
-	g_mutex_unlock(&of->lock);
+		fuse_reply_buf(req, slice, len);
+	g_free(slice);
 }
 
 static void cgfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,

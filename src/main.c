@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,8 +135,11 @@ static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *
 		return fuse_session_loop(se);
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts->clone_fd);
-	fuse_loop_cfg_set_idle_threads(cfg, opts->max_idle_threads);
-	fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
+	/* libfuse's own defaults stand unless an option was given (UINT_MAX). */
+	if (opts->max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(cfg, opts->max_idle_threads);
+	if (opts->max_threads != UINT_MAX)
+		fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
 	ret = fuse_session_loop_mt(se, cfg);
 	fuse_loop_cfg_destroy(cfg);
 	return ret;

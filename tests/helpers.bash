@@ -1,0 +1,262 @@
+# Shared helpers of cgfused's bats integration tests.
+#
+# Every test mounts its own cgfused on a fresh temporary directory and
+# teardown undoes everything it started, whatever happened in the test:
+#
+#   setup()    { cg_setup; cg_mount; }        # or cg_mount -o OPTIONS
+#   teardown() { cg_teardown; }
+#
+# Expectations come from docs/kernel-oracle.md (the kernel's cgroupfs on the
+# machine the project runs on). Environment (set by `make check`):
+#   CGFUSED        the cgfused binary to test
+#   BATS_LIB_PATH  where bats-support and bats-assert live
+#   TESTS_SRCDIR   this directory
+
+bats_require_minimum_version 1.5.0
+bats_load_library bats-support
+bats_load_library bats-assert
+
+: "${CGFUSED:?CGFUSED must name the cgfused binary under test}"
+
+# The interpreter itself, not a version manager's shim: helper processes
+# must be the PIDs we record.
+CG_PYTHON=${CG_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
+
+# What python's os.strerror() (= the C library's) prints after each name.
+E_2BIG='E2BIG Argument list too long'
+E_ACCES='EACCES Permission denied'
+E_BUSY='EBUSY Device or resource busy'
+E_EXIST='EEXIST File exists'
+E_INVAL='EINVAL Invalid argument'
+E_IO='EIO Input/output error'
+E_NODEV='ENODEV No such device'
+E_NOENT='ENOENT No such file or directory'
+E_NOSPC='ENOSPC No space left on device'
+E_NOTDIR='ENOTDIR Not a directory'
+E_OVERFLOW='EOVERFLOW Value too large for defined data type'
+E_PERM='EPERM Operation not permitted'
+E_RANGE='ERANGE Numerical result out of range'
+E_SRCH='ESRCH No such process'
+
+# cg_setup: a temporary directory $CG_TMP with an empty mount point $MNT.
+cg_setup() {
+	CG_TMP=$(mktemp -d "${BATS_TMPDIR:-/tmp}/cgfused-bats.XXXXXX")
+	MNT=$CG_TMP/mnt
+	mkdir "$MNT"
+	CG_MOUNTS=()	# mount points to unmount in teardown
+	CG_DAEMONS=()	# cgfused PIDs
+	CG_HELPERS=()	# sleepers and other processes the test started
+	CG_FAILURES=0	# cases of cg_expect that did not hold
+}
+
+# cg_mount [cgfused options...]: starts cgfused in the foreground, in the
+# background of this shell, on $MNT and waits until it is mounted.
+cg_mount() {
+	cg_mount_at "$MNT" "$@"
+}
+
+# cg_mount_at DIR [cgfused options...]: the same on another directory.
+# Sets CG_PID to the daemon's PID.
+cg_mount_at() {
+	local mnt=$1
+	shift
+	"$CGFUSED" -f "$@" "$mnt" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
+	CG_PID=$!
+	CG_DAEMONS+=("$CG_PID")
+	CG_MOUNTS+=("$mnt")
+	cg_wait_mounted "$mnt" "$CG_PID"
+}
+
+# cg_is_mounted DIR: DIR is a mount point according to /proc/mounts (which
+# needs no answer from the daemon).
+cg_is_mounted() {
+	local dev mnt rest
+	while read -r dev mnt rest; do
+		[[ $mnt == "$1" ]] && return 0
+	done </proc/mounts
+	return 1
+}
+
+# cg_wait_mounted DIR [PID]: waits up to 10 s for DIR to be mounted (and
+# answering); fails at once if the daemon PID exits first.
+cg_wait_mounted() {
+	local mnt=$1 pid=${2:-} i
+	for ((i = 0; i < 200; i++)); do
+		if cg_is_mounted "$mnt" && mountpoint -q "$mnt"; then
+			return 0
+		fi
+		if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
+			echo "cgfused (pid $pid) exited before mounting $mnt:" >&2
+			cat "$CG_TMP/cgfused.log" >&2 2>/dev/null
+			return 1
+		fi
+		sleep 0.05
+	done
+	echo "cgfused did not mount $mnt within 10 s" >&2
+	cat "$CG_TMP/cgfused.log" >&2 2>/dev/null
+	return 1
+}
+
+# cg_wait_gone PID [TENTHS]: waits (default 10 s) for a process to go.
+cg_wait_gone() {
+	local pid=$1 n=${2:-100} i
+	for ((i = 0; i < n; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+cg_teardown() {
+	local pid mnt
+	cd / || true
+	for pid in "${CG_HELPERS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	done
+	for mnt in "${CG_MOUNTS[@]}"; do
+		if cg_is_mounted "$mnt"; then
+			fusermount3 -u "$mnt" 2>/dev/null || fusermount3 -uz "$mnt" 2>/dev/null
+		fi
+	done
+	for pid in "${CG_DAEMONS[@]}"; do
+		if ! cg_wait_gone "$pid" 50; then
+			kill -TERM "$pid" 2>/dev/null
+			cg_wait_gone "$pid" 20 || kill -KILL "$pid" 2>/dev/null
+		fi
+		wait "$pid" 2>/dev/null
+	done
+	for mnt in "${CG_MOUNTS[@]}"; do
+		cg_is_mounted "$mnt" && fusermount3 -uz "$mnt" 2>/dev/null
+	done
+	if [[ -n ${CG_TMP:-} && -d $CG_TMP ]]; then
+		rm -rf --one-file-system "$CG_TMP"
+	fi
+	return 0
+}
+
+# cg_sleeper VAR: starts `sleep 1000` and stores its PID in VAR.
+cg_sleeper() {
+	sleep 1000 >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$1" %s "$!"
+}
+
+# cg_threads VAR: starts a python process with 3 extra threads (4 in all),
+# stores its PID in VAR and waits until all 4 threads exist.
+cg_threads() {
+	local pid i
+	"$CG_PYTHON" -c '
+import threading, time
+for _ in range(3):
+    threading.Thread(target=time.sleep, args=(1000,), daemon=True).start()
+time.sleep(1000)
+' >/dev/null 2>&1 3>&- &
+	pid=$!
+	CG_HELPERS+=("$pid")
+	printf -v "$1" %s "$pid"
+	for ((i = 0; i < 200; i++)); do
+		[[ $(ls "/proc/$pid/task" 2>/dev/null | wc -l) -eq 4 ]] && return 0
+		sleep 0.05
+	done
+	echo "python helper $pid did not start its 3 threads" >&2
+	return 1
+}
+
+# cg_tids PID: the thread ids of a process, ascending, one a line.
+cg_tids() {
+	ls "/proc/$1/task" | sort -n
+}
+
+# cg_write FILE BYTES: ONE open(O_WRONLY) and ONE write() of BYTES (python
+# escapes \n \t \x00 \\ are decoded), printing the count write() returned, or
+# "ERRNO strerror" of the failed write (or "open: ERRNO strerror").
+cg_write() {
+	"$CG_PYTHON" -c '
+import errno, os, sys
+data = sys.argv[2].encode("latin-1").decode("unicode_escape").encode("latin-1")
+try:
+    fd = os.open(sys.argv[1], os.O_WRONLY)
+except OSError as e:
+    print("open:", errno.errorcode[e.errno], os.strerror(e.errno))
+    sys.exit(0)
+try:
+    print(os.write(fd, data))
+except OSError as e:
+    print(errno.errorcode[e.errno], os.strerror(e.errno))
+' "$1" "$2"
+}
+
+# cg_op OP ARGS...: one syscall (mkdir rmdir rename unlink link symlink mknod
+# mkfifo creat excl), printing "ok" or "ERRNO strerror".
+cg_op() {
+	"$CG_PYTHON" -c '
+import errno, os, stat, sys
+op, a = sys.argv[1], sys.argv[2:]
+try:
+    if op == "mkdir": os.mkdir(a[0])
+    elif op == "rmdir": os.rmdir(a[0])
+    elif op == "rename": os.rename(a[0], a[1])
+    elif op == "unlink": os.unlink(a[0])
+    elif op == "link": os.link(a[0], a[1])
+    elif op == "symlink": os.symlink(a[0], a[1])
+    elif op == "mknod": os.mknod(a[0], 0o644 | stat.S_IFREG)
+    elif op == "mkfifo": os.mkfifo(a[0])
+    elif op == "creat": os.close(os.open(a[0], os.O_WRONLY | os.O_CREAT, 0o644))
+    elif op == "excl": os.close(os.open(a[0], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    else: sys.exit("unknown op " + op)
+    print("ok")
+except OSError as e:
+    print(errno.errorcode[e.errno], os.strerror(e.errno))
+' "$@"
+}
+
+# cg_bytes FILE: the file's exact content as a python bytes literal.
+cg_bytes() {
+	"$CG_PYTHON" -c '
+import sys
+with open(sys.argv[1], "rb") as f:
+    print(repr(f.read()))
+' "$1"
+}
+
+# cg_expect FILE RESET BYTES RESULT [READ]: writes RESET (unless empty) to
+# FILE, then BYTES in one write(), and checks that the write gave RESULT
+# ("ok" = all bytes accepted, else "ERRNO strerror") and that FILE then
+# reads READ (trailing newline stripped). Records a failure and goes on, so
+# that one run shows every case that does not hold; cg_expect_done asserts.
+cg_expect() {
+	local file=$1 reset=$2 bytes=$3 want=$4 got rd len
+	if [[ -n $reset ]]; then
+		got=$(cg_write "$file" "$reset")
+		len=$(printf '%b' "$reset" | wc -c)
+		if [[ $got != "$len" ]]; then
+			echo "reset of ${file#"$MNT"/} to '$reset' failed: $got" >&2
+			CG_FAILURES=$((CG_FAILURES + 1))
+			return 0
+		fi
+	fi
+	got=$(cg_write "$file" "$bytes")
+	if [[ $want == ok ]]; then
+		want=$(printf '%b' "$bytes" | wc -c)
+	fi
+	if [[ $got != "$want" ]]; then
+		echo "write '$bytes' to ${file#"$MNT"/}: expected '$want', got '$got'" >&2
+		CG_FAILURES=$((CG_FAILURES + 1))
+	fi
+	if [[ $# -ge 5 ]]; then
+		rd=$(cat "$file" 2>&1)
+		if [[ $rd != "$5" ]]; then
+			echo "after write '$bytes' to ${file#"$MNT"/}: expected to read '$5', got '$rd'" >&2
+			CG_FAILURES=$((CG_FAILURES + 1))
+		fi
+	fi
+	return 0
+}
+
+cg_expect_done() {
+	if ((CG_FAILURES)); then
+		echo "$CG_FAILURES expectation(s) failed" >&2
+		return 1
+	fi
+}

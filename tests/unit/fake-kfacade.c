@@ -1,0 +1,378 @@
+/* The fake kernel facade: see fake-kfacade.h. */
+#include "fake-kfacade.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+struct fake_thread {
+	pid_t tid, tgid;
+	bool kthread;
+	guint64 ino;
+};
+
+/* One open identity (the real facade's pidfd). */
+struct fake_open {
+	int fd;
+	guint64 ino;
+	pid_t tid;
+	void *cookie;
+	bool pending;		/* its exit waits in fk->pending */
+};
+
+struct fake_kf {
+	struct kfacade base;	/* first: the core's kf points here */
+	GMutex lock;
+	GHashTable *threads;	/* tid -> struct fake_thread *, live ones */
+	GHashTable *opens;	/* fd -> struct fake_open * */
+	GQueue pending;		/* struct fake_open * whose thread exited */
+	guint64 next_ino;
+	int next_fd;
+	unsigned bad_closes;
+	unsigned opens_total;
+};
+
+static struct fake_kf *to_fake(struct kfacade *kf)
+{
+	return (struct fake_kf *)kf;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int fake_task_open(struct kfacade *kf, pid_t tid, void *cookie, struct task_ident *id)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	struct fake_open *o;
+	int ret = 0;
+
+	g_mutex_lock(&fk->lock);
+	t = tid > 0 ? g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid)) : NULL;
+	if (!t) {
+		ret = -ESRCH;
+	} else if (t->kthread) {
+		ret = -EINVAL;
+	} else {
+		o = g_new0(struct fake_open, 1);
+		o->fd = fk->next_fd++;
+		o->ino = t->ino;
+		o->tid = tid;
+		o->cookie = cookie;
+		g_hash_table_insert(fk->opens, GINT_TO_POINTER(o->fd), o);
+		id->fd = o->fd;
+		id->ino = t->ino;
+		id->tgid = t->tgid;
+		fk->opens_total++;
+	}
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
+static void fake_task_close(struct kfacade *kf, struct task_ident *id)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_open *o;
+
+	g_mutex_lock(&fk->lock);
+	o = g_hash_table_lookup(fk->opens, GINT_TO_POINTER(id->fd));
+	if (!o || o->ino != id->ino) {
+		fk->bad_closes++;
+	} else {
+		/* Like EPOLL_CTL_DEL: a closed identity is never reported. */
+		if (o->pending)
+			g_queue_remove(&fk->pending, o);
+		g_hash_table_remove(fk->opens, GINT_TO_POINTER(id->fd));
+		g_free(o);
+	}
+	id->fd = -1;
+	g_mutex_unlock(&fk->lock);
+}
+
+static unsigned fake_exited(struct kfacade *kf, void **cookies, unsigned max)
+{
+	struct fake_kf *fk = to_fake(kf);
+	unsigned n = 0;
+
+	g_mutex_lock(&fk->lock);
+	while (n < max && !g_queue_is_empty(&fk->pending)) {
+		struct fake_open *o = g_queue_pop_head(&fk->pending);
+
+		o->pending = false;
+		cookies[n++] = o->cookie;
+	}
+	g_mutex_unlock(&fk->lock);
+	return n;
+}
+
+/* Called locked. */
+static void append_threads_of(struct fake_kf *fk, pid_t tgid, GArray *tids)
+{
+	GHashTableIter iter;
+	struct fake_thread *t;
+	guint start = tids->len;
+
+	g_hash_table_iter_init(&iter, fk->threads);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+		if (t->tgid == tgid)
+			g_array_append_val(tids, t->tid);
+	qsort(&g_array_index(tids, pid_t, start), tids->len - start, sizeof(pid_t), cmp_pid);
+}
+
+static int fake_thread_ids(struct kfacade *kf, pid_t tid, GArray *tids)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	int ret = 0;
+
+	g_mutex_lock(&fk->lock);
+	t = tid > 0 ? g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid)) : NULL;
+	if (t)
+		append_threads_of(fk, t->tgid, tids);
+	else
+		ret = -ESRCH;
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
+static int fake_all_tasks(struct kfacade *kf, GArray *ids, bool procs)
+{
+	struct fake_kf *fk = to_fake(kf);
+	GHashTable *seen = g_hash_table_new(NULL, NULL);
+	GHashTableIter iter;
+	struct fake_thread *t;
+	guint start = ids->len;
+
+	g_mutex_lock(&fk->lock);
+	g_hash_table_iter_init(&iter, fk->threads);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
+		pid_t id = procs ? t->tgid : t->tid;
+
+		if (g_hash_table_add(seen, GINT_TO_POINTER(id)))
+			g_array_append_val(ids, id);
+	}
+	g_mutex_unlock(&fk->lock);
+	qsort(&g_array_index(ids, pid_t, start), ids->len - start, sizeof(pid_t), cmp_pid);
+	g_hash_table_unref(seen);
+	return 0;
+}
+
+static const char *fake_online_cpus(struct kfacade *kf)
+{
+	(void)kf;
+	return FAKE_KF_ONLINE_CPUS;
+}
+
+static const char *fake_online_mems(struct kfacade *kf)
+{
+	(void)kf;
+	return FAKE_KF_ONLINE_MEMS;
+}
+
+static unsigned fake_nr_cpu_ids(struct kfacade *kf)
+{
+	(void)kf;
+	return FAKE_KF_NR_CPU_IDS;
+}
+
+static const struct kfacade_ops fake_ops = {
+	.task_open = fake_task_open,
+	.task_close = fake_task_close,
+	.exited = fake_exited,
+	.thread_ids = fake_thread_ids,
+	.all_tasks = fake_all_tasks,
+	.online_cpus = fake_online_cpus,
+	.online_mems = fake_online_mems,
+	.nr_cpu_ids = fake_nr_cpu_ids,
+};
+
+struct fake_kf *fake_kf_new(void)
+{
+	struct fake_kf *fk = g_new0(struct fake_kf, 1);
+
+	fk->base.ops = &fake_ops;
+	g_mutex_init(&fk->lock);
+	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	fk->opens = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	g_queue_init(&fk->pending);
+	fk->next_ino = 1000;
+	fk->next_fd = 3;
+	return fk;
+}
+
+void fake_kf_free(struct fake_kf *fk)
+{
+	g_assert_cmpuint(g_hash_table_size(fk->opens), ==, 0);
+	g_assert_cmpuint(fk->bad_closes, ==, 0);
+	g_queue_clear(&fk->pending);
+	g_hash_table_unref(fk->opens);
+	g_hash_table_unref(fk->threads);
+	g_mutex_clear(&fk->lock);
+	g_free(fk);
+}
+
+struct kfacade *fake_kf_facade(struct fake_kf *fk)
+{
+	return &fk->base;
+}
+
+/* Called locked. */
+static void add_locked(struct fake_kf *fk, pid_t tid, pid_t tgid, bool kthread)
+{
+	struct fake_thread *t = g_new0(struct fake_thread, 1);
+
+	g_assert_cmpint(tid, >, 0);
+	g_assert_false(g_hash_table_contains(fk->threads, GINT_TO_POINTER(tid)));
+	t->tid = tid;
+	t->tgid = tgid;
+	t->kthread = kthread;
+	t->ino = fk->next_ino++;
+	g_hash_table_insert(fk->threads, GINT_TO_POINTER(tid), t);
+}
+
+/* Called locked: tid exits, its open identities are reported. */
+static void exit_locked(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	GHashTableIter iter;
+	struct fake_open *o;
+
+	if (!t)
+		return;
+	g_hash_table_iter_init(&iter, fk->opens);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&o)) {
+		if (o->ino == t->ino && !o->pending) {
+			o->pending = true;
+			g_queue_push_tail(&fk->pending, o);
+		}
+	}
+	g_hash_table_remove(fk->threads, GINT_TO_POINTER(tid));
+}
+
+void fake_kf_add_thread(struct fake_kf *fk, pid_t tid, pid_t tgid)
+{
+	g_mutex_lock(&fk->lock);
+	add_locked(fk, tid, tgid, false);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_add_process(struct fake_kf *fk, pid_t tgid, unsigned nthreads)
+{
+	g_mutex_lock(&fk->lock);
+	for (unsigned i = 0; i < nthreads; i++)
+		add_locked(fk, tgid + (pid_t)i, tgid, false);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_add_kthread(struct fake_kf *fk, pid_t tid)
+{
+	g_mutex_lock(&fk->lock);
+	add_locked(fk, tid, tid, true);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_exit(struct fake_kf *fk, pid_t tid)
+{
+	g_mutex_lock(&fk->lock);
+	exit_locked(fk, tid);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid)
+{
+	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+
+	g_mutex_lock(&fk->lock);
+	append_threads_of(fk, tgid, tids);
+	for (guint i = 0; i < tids->len; i++)
+		exit_locked(fk, g_array_index(tids, pid_t, i));
+	g_mutex_unlock(&fk->lock);
+	g_array_unref(tids);
+}
+
+void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid)
+{
+	g_mutex_lock(&fk->lock);
+	exit_locked(fk, tid);
+	add_locked(fk, tid, tgid, false);
+	g_mutex_unlock(&fk->lock);
+}
+
+bool fake_kf_alive(struct fake_kf *fk, pid_t tid)
+{
+	bool alive;
+
+	g_mutex_lock(&fk->lock);
+	alive = g_hash_table_contains(fk->threads, GINT_TO_POINTER(tid));
+	g_mutex_unlock(&fk->lock);
+	return alive;
+}
+
+guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t;
+	guint64 ino;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	ino = t ? t->ino : 0;
+	g_mutex_unlock(&fk->lock);
+	return ino;
+}
+
+unsigned fake_kf_open_count(struct fake_kf *fk)
+{
+	unsigned n;
+
+	g_mutex_lock(&fk->lock);
+	n = g_hash_table_size(fk->opens);
+	g_mutex_unlock(&fk->lock);
+	return n;
+}
+
+unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid)
+{
+	GHashTableIter iter;
+	struct fake_open *o;
+	unsigned n = 0;
+
+	g_mutex_lock(&fk->lock);
+	g_hash_table_iter_init(&iter, fk->opens);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&o))
+		n += o->tid == tid;
+	g_mutex_unlock(&fk->lock);
+	return n;
+}
+
+unsigned fake_kf_bad_closes(struct fake_kf *fk)
+{
+	unsigned n;
+
+	g_mutex_lock(&fk->lock);
+	n = fk->bad_closes;
+	g_mutex_unlock(&fk->lock);
+	return n;
+}
+
+unsigned fake_kf_pending_exits(struct fake_kf *fk)
+{
+	unsigned n;
+
+	g_mutex_lock(&fk->lock);
+	n = fk->pending.length;
+	g_mutex_unlock(&fk->lock);
+	return n;
+}
+
+unsigned fake_kf_opens_total(struct fake_kf *fk)
+{
+	unsigned n;
+
+	g_mutex_lock(&fk->lock);
+	n = fk->opens_total;
+	g_mutex_unlock(&fk->lock);
+	return n;
+}

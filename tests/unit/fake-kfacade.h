@@ -1,0 +1,63 @@
+/* A fake kernel facade for the unit tests: struct kfacade_ops over an
+ * in-memory table of threads, so that the core runs on a made-up system.
+ *
+ * The system has online CPUs "0-3", memory node "0" and nr_cpu_ids 4, and
+ * at first no threads at all: a test adds the ones it needs. Every thread
+ * has an identity (like the pidfs inode of the real facade) that changes
+ * when its id is reused, so a test can tell the original thread from a new
+ * one with the same tid. Every call is serialised by one GMutex, so that
+ * race tests may use the fake from several threads at once. */
+#ifndef CGFUSED_FAKE_KFACADE_H
+#define CGFUSED_FAKE_KFACADE_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "kfacade.h"
+
+#define FAKE_KF_ONLINE_CPUS "0-3"
+#define FAKE_KF_ONLINE_MEMS "0"
+#define FAKE_KF_NR_CPU_IDS 4
+
+struct fake_kf;
+
+struct fake_kf *fake_kf_new(void);
+/* Fails the test if identities are still open or were closed twice. */
+void fake_kf_free(struct fake_kf *fk);
+/* The facade to hand to cg_core_new(). */
+struct kfacade *fake_kf_facade(struct fake_kf *fk);
+
+/* Adds a live user thread tid of process tgid (tid == tgid: the leader).
+ * The tid must not be live already. */
+void fake_kf_add_thread(struct fake_kf *fk, pid_t tid, pid_t tgid);
+/* Adds a process of nthreads threads, tids tgid .. tgid + nthreads - 1. */
+void fake_kf_add_process(struct fake_kf *fk, pid_t tgid, unsigned nthreads);
+/* Adds a kernel thread (its own process; the core may not move it). */
+void fake_kf_add_kthread(struct fake_kf *fk, pid_t tid);
+/* The thread exits: it disappears, and every open identity of it is
+ * reported once by ->exited() (with the cookie given to ->task_open()),
+ * unless it is closed first. */
+void fake_kf_exit(struct fake_kf *fk, pid_t tid);
+/* Every thread of process tgid exits. */
+void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid);
+/* The id is reused: the live thread tid (if any) exits, and a new thread
+ * with a new identity takes its id, in process tgid. */
+void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
+
+/* Whether tid is a live thread. */
+bool fake_kf_alive(struct fake_kf *fk, pid_t tid);
+/* The identity (inode) of the live thread tid, 0 if none. */
+guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);
+/* How many identities are open now (task_open minus task_close). */
+unsigned fake_kf_open_count(struct fake_kf *fk);
+/* How many of the open identities belong to thread tid (0 or 1 normally). */
+unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid);
+/* How many times task_close was given an identity that was not open (a
+ * double close, or one never opened): always 0 for a correct core. */
+unsigned fake_kf_bad_closes(struct fake_kf *fk);
+/* How many exit reports are waiting for ->exited(). */
+unsigned fake_kf_pending_exits(struct fake_kf *fk);
+/* Total calls of ->task_open() that succeeded. */
+unsigned fake_kf_opens_total(struct fake_kf *fk);
+
+#endif
