@@ -23,24 +23,55 @@
 #define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
 
 struct cgfused_config {
-	char *controllers;
+	GString *controllers;	/* as given: "cpu,cpuacct:cpuset" */
 	int clone_children;
 	char *mountpoint;	/* the first non-option argument */
 	int help;
 };
 
 static const struct fuse_opt cgfused_opts[] = {
-	{ "controllers=%s", offsetof(struct cgfused_config, controllers), 0 },
 	{ "clone_children", offsetof(struct cgfused_config, clone_children), 1 },
 	{ "noclone_children", offsetof(struct cgfused_config, clone_children), 0 },
 	FUSE_OPT_END
 };
+
+static bool is_controller(const char *name, size_t len)
+{
+	for (unsigned i = 0; cgfused_controllers[i]; i++)
+		if (strlen(cgfused_controllers[i]->name) == len &&
+		    strncmp(cgfused_controllers[i]->name, name, len) == 0)
+			return true;
+	return false;
+}
+
+/* libfuse splits -o at commas, so "-o controllers=cpu,cpuacct:cpuset"
+ * arrives as "controllers=cpu" and "cpuacct:cpuset": an option made only of
+ * controller names (and ':') continues the list. */
+static bool is_controller_list(const char *arg)
+{
+	for (const char *p = arg; *p;) {
+		size_t len = strcspn(p, ":");
+
+		if (!is_controller(p, len))
+			return false;
+		p += len + (p[len] == ':');
+	}
+	return *arg != '\0';
+}
 
 static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outargs)
 {
 	struct cgfused_config *conf = data;
 
 	(void)outargs;
+	if (key == FUSE_OPT_KEY_OPT && g_str_has_prefix(arg, "controllers=")) {
+		g_string_assign(conf->controllers, arg + strlen("controllers="));
+		return 0;
+	}
+	if (key == FUSE_OPT_KEY_OPT && conf->controllers->len && is_controller_list(arg)) {
+		g_string_append_printf(conf->controllers, ",%s", arg);
+		return 0;
+	}
 	if (key == FUSE_OPT_KEY_NONOPT && !conf->mountpoint)
 		conf->mountpoint = g_strdup(arg);
 	if (key == FUSE_OPT_KEY_OPT && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0 ||
@@ -148,7 +179,7 @@ static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct cgfused_config conf = { .clone_children = 1 };
+	struct cgfused_config conf = { .clone_children = 1, .controllers = g_string_new(NULL) };
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
 	struct kfacade *kf = NULL;
@@ -180,7 +211,8 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "cgfused: no mount point given (try %s --help)\n", argv[0]);
 		goto out;
 	}
-	masks = parse_hierarchies(conf.controllers ? conf.controllers : DEFAULT_CONTROLLERS);
+	masks = parse_hierarchies(conf.controllers->len ? conf.controllers->str
+							 : DEFAULT_CONTROLLERS);
 	if (!masks)
 		goto out;
 
@@ -222,7 +254,7 @@ out:
 	if (masks)
 		g_array_unref(masks);
 	free(opts.mountpoint);
-	free(conf.controllers);
+	g_string_free(conf.controllers, TRUE);
 	g_free(conf.mountpoint);
 	fuse_opt_free_args(&args);
 	return ret;

@@ -18,6 +18,9 @@ bats_load_library bats-assert
 
 : "${CGFUSED:?CGFUSED must name the cgfused binary under test}"
 
+# Plain ASCII quotes in the messages of mkdir, mv, ... that tests compare.
+export LC_ALL=C
+
 # The interpreter itself, not a version manager's shim: helper processes
 # must be the PIDs we record.
 CG_PYTHON=${CG_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
