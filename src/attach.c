@@ -21,7 +21,6 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup)
 	GPtrArray *tasks = g_ptr_array_new(), *created = g_ptr_array_new();
 	int ret = 0;
 
-	task_reap_exited(core);
 	if (threadgroup)
 		ret = core->kf->ops->thread_ids(core->kf, pid, tids);
 	else

@@ -1,4 +1,5 @@
-/* Moving tasks between cgroups (kernel: cgroup_attach_task). Called locked. */
+/* Moving tasks between cgroups (kernel: cgroup_attach_task). Called locked,
+ * after task_reap_exited(). */
 #ifndef CGFUSED_ATTACH_H
 #define CGFUSED_ATTACH_H
 

@@ -113,6 +113,11 @@ cg_wait_gone() {
 cg_teardown() {
 	local pid mnt
 	cd / || true
+	# A failed test shows what the daemon said (bats prints it with the failure).
+	if [[ -z ${BATS_TEST_COMPLETED:-} && -s ${CG_TMP:-}/cgfused.log ]]; then
+		echo "--- cgfused's output:" >&2
+		cat "$CG_TMP/cgfused.log" >&2
+	fi
 	for pid in "${CG_HELPERS[@]}"; do
 		kill -KILL "$pid" 2>/dev/null
 		wait "$pid" 2>/dev/null

@@ -85,8 +85,7 @@ static void fake_task_close(struct kfacade *kf, struct task_ident *id)
 		/* Like EPOLL_CTL_DEL: a closed identity is never reported. */
 		if (o->pending)
 			g_queue_remove(&fk->pending, o);
-		g_hash_table_remove(fk->opens, GINT_TO_POINTER(id->fd));
-		g_free(o);
+		g_hash_table_remove(fk->opens, GINT_TO_POINTER(id->fd));	/* frees o */
 	}
 	id->fd = -1;
 	g_mutex_unlock(&fk->lock);
