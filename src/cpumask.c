@@ -1,7 +1,8 @@
 /* CPU and node masks in the kernel's list syntax (lib/bitmap-str.c). */
 #include "cpumask.h"
 
-#include <ctype.h>
+#include "kparse.h"
+
 #include <errno.h>
 #include <string.h>
 #include <strings.h>
@@ -13,7 +14,7 @@ static bool end_of_str(char c)
 
 static bool between_regions(char c)
 {
-	return isspace((unsigned char)c) || c == ',';
+	return kisspace(c) || c == ',';
 }
 
 static bool end_of_region(char c)
@@ -105,7 +106,8 @@ int cpumask_parselist(const char *buf, struct cpumask *mask, unsigned nbits)
 	while (buf) {
 		int err = 0;
 
-		while (between_regions(*buf) && !end_of_str(*buf))
+		/* bitmap_find_region(): a newline here is just white space. */
+		while (between_regions(*buf))
 			buf++;
 		if (end_of_str(*buf))
 			return 0;

@@ -6,14 +6,19 @@
 #include <limits.h>
 #include <string.h>
 
+bool kisspace(char c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || (unsigned char)c == 0xa0;
+}
+
 char *kstrstrip(char *s)
 {
 	size_t len;
 
-	while (isspace((unsigned char)*s))
+	while (kisspace(*s))
 		s++;
 	len = strlen(s);
-	while (len && isspace((unsigned char)s[len - 1]))
+	while (len && kisspace(s[len - 1]))
 		s[--len] = '\0';
 	return s;
 }

@@ -4,7 +4,11 @@
 #ifndef CGFUSED_KPARSE_H
 #define CGFUSED_KPARSE_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/* The kernel's isspace(): C's, plus Latin-1's no-break space (0xa0). */
+bool kisspace(char c);
 
 /* Strips leading and trailing white space in place; returns the start. */
 char *kstrstrip(char *s);

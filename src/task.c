@@ -55,13 +55,14 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
 {
 	struct css_set *old = t->cset;
 
-	if (old == cset)
-		return;
-	get_css_set(cset);
-	g_queue_unlink(&old->tasks, t->cset_node);
-	g_queue_push_tail_link(&cset->tasks, t->cset_node);
-	t->cset = cset;
-	put_css_set(core, old);
+	if (old != cset) {
+		get_css_set(cset);
+		g_queue_unlink(&old->tasks, t->cset_node);
+		g_queue_push_tail_link(&cset->tasks, t->cset_node);
+		t->cset = cset;
+		put_css_set(core, old);
+	}
+	/* Also for a task made just now for an attach to the root. */
 	if (cset == core->init_css_set)
 		task_drop(core, t);
 }

@@ -82,7 +82,9 @@ static uint64_t to_ratio(uint64_t period, uint64_t runtime)
 	return (runtime << BW_SHIFT) / period;
 }
 
-/* A proposed period and quota for one group, checked against the tree. */
+/* A proposed period and quota for one group, checked against the tree;
+ * in µs, as __cfs_schedulable() does it (so large quotas cannot overflow
+ * the ratio where the kernel's do not). */
 struct cfs_schedulable_data {
 	struct task_group *tg;
 	uint64_t period, quota;
@@ -90,11 +92,13 @@ struct cfs_schedulable_data {
 
 static uint64_t normalize_cfs_quota(struct task_group *tg, struct cfs_schedulable_data *d)
 {
-	uint64_t period = tg->period, quota = tg->quota;
+	uint64_t period = tg->period / NSEC_PER_USEC, quota = tg->quota;
 
 	if (tg == d->tg) {
 		period = d->period;
 		quota = d->quota;
+	} else if (quota != RUNTIME_INF) {
+		quota /= NSEC_PER_USEC;
 	}
 	if (quota == RUNTIME_INF)
 		return RUNTIME_INF;
@@ -124,6 +128,11 @@ static int cfs_schedulable_down(struct css *css, uint64_t parent_quota,
 static int tg_set_cfs_bandwidth(struct task_group *tg, uint64_t period, uint64_t quota)
 {
 	struct cfs_schedulable_data d = { tg, period, quota };
+
+	if (quota != RUNTIME_INF) {
+		d.period /= NSEC_PER_USEC;
+		d.quota /= NSEC_PER_USEC;
+	}
 	struct css *top = &tg->css;
 	int ret;
 
