@@ -7,11 +7,16 @@
 #include "css_set.h"
 #include "task.h"
 
-/* Tasks made for this attach and not moved are forgotten again. */
+/* Tasks made for this attach that are still in init_css_set (the attach
+ * failed, or it was to the root) are forgotten again. */
 static void drop_untracked(struct cg_core *core, GPtrArray *created)
 {
-	for (guint i = 0; i < created->len; i++)
-		task_drop(core, g_ptr_array_index(created, i));
+	for (guint i = 0; i < created->len; i++) {
+		struct task *t = g_ptr_array_index(created, i);
+
+		if (t->cset == core->init_css_set)
+			task_drop(core, t);
+	}
 }
 
 int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup)
@@ -58,9 +63,8 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup)
 			task_set_css_set(core, t, cset);
 			put_css_set(core, cset);
 		}
-	} else {
-		drop_untracked(core, created);
 	}
+	drop_untracked(core, created);
 	g_ptr_array_unref(created);
 	g_ptr_array_unref(tasks);
 	g_array_unref(tids);

@@ -10,9 +10,8 @@
 #include <sys/types.h>
 
 /* What identifies one thread for as long as it lives, even when its id is
- * reused later: the pidfs inode of its pidfd (see KERNEL-NOTES.md). */
+ * reused later: the pidfs inode of a pidfd of it (see KERNEL-NOTES.md). */
 struct task_ident {
-	int fd;			/* pidfd, watched for the thread's exit; -1 if none */
 	uint64_t ino;		/* pidfs inode: unique per struct pid */
 	pid_t tgid;
 };
@@ -20,14 +19,21 @@ struct task_ident {
 struct kfacade;
 
 struct kfacade_ops {
-	/* Finds a live thread and starts watching its exit; cookie comes back
-	 * from exited(). -ESRCH when there is no such thread, -EINVAL for a
-	 * kernel thread (the kernel refuses to move those). */
-	int (*task_open)(struct kfacade *kf, pid_t tid, void *cookie, struct task_ident *id);
-	void (*task_close)(struct kfacade *kf, struct task_ident *id);
-	/* Cookies of watched threads that have exited since the last call;
-	 * never blocks. Returns how many were stored (at most max). */
-	unsigned (*exited)(struct kfacade *kf, void **cookies, unsigned max);
+	/* The identity of a live thread the core starts tracking. -ESRCH when
+	 * there is no such thread, -EINVAL for a kernel thread (the kernel
+	 * refuses to move those). */
+	int (*task_open)(struct kfacade *kf, pid_t tid, struct task_ident *id);
+	/* The core stops tracking the thread. */
+	void (*task_close)(struct kfacade *kf, const struct task_ident *id);
+	/* Ids of threads that have exited since the last call (of any thread:
+	 * the core ignores those it does not track); never blocks. Returns
+	 * how many were stored (at most max), or -EOVERFLOW when exits were
+	 * lost: the core must then check its threads with task_alive(). An
+	 * exit is reported before its id can be reused, so a core that asks
+	 * before each change never mistakes a new thread for an old one. */
+	int (*exited)(struct kfacade *kf, pid_t *tids, unsigned max);
+	/* Whether the thread with this identity still lives. */
+	bool (*task_alive)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
 	/* Every thread id of the process that thread tid belongs to. */
 	int (*thread_ids)(struct kfacade *kf, pid_t tid, GArray *tids);
 	/* Every thread id on the system, or with procs every process id. */
@@ -44,7 +50,8 @@ struct kfacade {
 	const struct kfacade_ops *ops;
 };
 
-/* The real one, backed by pidfds, an epoll set and /proc. */
+/* The real one, backed by the proc connector, pidfds and /proc. NULL with
+ * errno set if the proc connector cannot be had. */
 struct kfacade *kfacade_linux_new(void);
 void kfacade_linux_free(struct kfacade *kf);
 

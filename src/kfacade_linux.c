@@ -1,5 +1,6 @@
-/* The kernel facade on a real system: pidfds (one per tracked thread, in one
- * epoll set, so exits are noticed without polling /proc) and /proc. */
+/* The kernel facade on a real system: exits from the netlink proc connector
+ * (filtered to exit events, so a fork storm costs nothing), identities from
+ * pidfds, everything else from /proc and sysfs. */
 #include "kfacade.h"
 
 #include "cpumask.h"
@@ -7,24 +8,35 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/cn_proc.h>
+#include <linux/connector.h>
+#include <linux/netlink.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Newer than the installed 6.1 headers (KERNEL-NOTES.md): a pidfd for one
- * thread rather than its whole process. */
+/* Newer than the installed 6.1 headers (KERNEL-NOTES.md). */
 #ifndef PIDFD_THREAD
-#define PIDFD_THREAD O_EXCL
+#define PIDFD_THREAD O_EXCL	/* a pidfd for one thread, not its process */
 #endif
+/* Since 6.6 a listener may ask for some events only; older kernels read
+ * only mcast_op and send everything, which costs time but is still right. */
+struct cgfused_proc_input {
+	uint32_t mcast_op;
+	uint32_t event_type;
+};
+
+/* Forced receive buffer: the default one loses exits in bursts. */
+#define CN_RCVBUF (8 << 20)
 
 struct kfacade_linux {
 	struct kfacade base;
-	int epfd;
+	int nl;				/* proc connector socket */
 	char *online_cpus;
 	char *online_mems;
 	unsigned nr_cpu_ids;
@@ -53,56 +65,91 @@ static int read_status(pid_t tid, pid_t *tgid, bool *kthread)
 	return ret;
 }
 
-static int linux_task_open(struct kfacade *kf, pid_t tid, void *cookie, struct task_ident *id)
+static bool pidfd_exited(int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = cookie };
-	struct pollfd pfd;
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	return poll(&pfd, 1, 0) != 0;
+}
+
+/* The pidfs inode of the live thread tid; with tgid, also its process, and
+ * -EINVAL for a kernel thread. 0 or -errno. */
+static int thread_ident(pid_t tid, uint64_t *ino, pid_t *tgid)
+{
 	struct stat st;
-	bool kthread;
-	int fd, ret;
+	bool kthread = false;
+	int fd, ret = 0;
 
 	if (tid <= 0)
 		return -ESRCH;
 	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
 	if (fd < 0)
 		return errno == EINVAL ? -ESRCH : -errno;
-	ret = read_status(tid, &id->tgid, &kthread);
-	if (ret == 0 && kthread)
-		ret = -EINVAL;
-	/* Still alive now means the status we read was this thread's. */
-	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
-	if (ret == 0 && poll(&pfd, 1, 0) != 0)
+	if (tgid) {
+		ret = read_status(tid, tgid, &kthread);
+		if (ret == 0 && kthread)
+			ret = -EINVAL;
+	}
+	/* Still alive now means what we read was this thread's. */
+	if (ret == 0 && pidfd_exited(fd))
 		ret = -ESRCH;
 	if (ret == 0 && fstat(fd, &st) < 0)
 		ret = -errno;
-	if (ret == 0 && epoll_ctl(to_linux(kf)->epfd, EPOLL_CTL_ADD, fd, &ev) < 0)
-		ret = -errno;
-	if (ret < 0) {
-		close(fd);
-		return ret;
+	if (ret == 0)
+		*ino = st.st_ino;
+	close(fd);
+	return ret;
+}
+
+static int linux_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
+{
+	(void)kf;
+	return thread_ident(tid, &id->ino, &id->tgid);
+}
+
+static void linux_task_close(struct kfacade *kf, const struct task_ident *id)
+{
+	/* Nothing is held per thread. */
+	(void)kf;
+	(void)id;
+}
+
+static bool linux_task_alive(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	uint64_t ino;
+
+	(void)kf;
+	return thread_ident(tid, &ino, NULL) == 0 && ino == id->ino;
+}
+
+static int linux_exited(struct kfacade *kf, pid_t *tids, unsigned max)
+{
+	int nl = to_linux(kf)->nl;
+	unsigned n = 0;
+	bool lost = false;
+
+	while (n < max) {
+		char buf[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
+		ssize_t len = recv(nl, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (len < 0 && errno == ENOBUFS) {
+			lost = true;	/* once per overrun; keep reading */
+			continue;
+		}
+		if (len <= 0)
+			break;		/* EAGAIN: nothing more now */
+		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			struct cn_msg *msg = NLMSG_DATA(h);
+			struct proc_event *ev = (struct proc_event *)msg->data;
+
+			if (h->nlmsg_type != NLMSG_DONE || msg->id.idx != CN_IDX_PROC)
+				continue;
+			if (ev->what == PROC_EVENT_EXIT && n < max)
+				tids[n++] = ev->event_data.exit.process_pid;
+		}
 	}
-	id->fd = fd;
-	id->ino = st.st_ino;
-	return 0;
-}
-
-static void linux_task_close(struct kfacade *kf, struct task_ident *id)
-{
-	if (id->fd < 0)
-		return;
-	epoll_ctl(to_linux(kf)->epfd, EPOLL_CTL_DEL, id->fd, NULL);
-	close(id->fd);
-	id->fd = -1;
-}
-
-static unsigned linux_exited(struct kfacade *kf, void **cookies, unsigned max)
-{
-	struct epoll_event ev[256];
-	int n = epoll_wait(to_linux(kf)->epfd, ev, (int)MIN(max, G_N_ELEMENTS(ev)), 0);
-
-	for (int i = 0; i < n; i++)
-		cookies[i] = ev[i].data.ptr;
-	return n > 0 ? (unsigned)n : 0;
+	return lost ? -EOVERFLOW : (int)n;
 }
 
 /* Appends the numeric entries of a /proc directory. */
@@ -177,6 +224,7 @@ static const struct kfacade_ops linux_ops = {
 	.task_open = linux_task_open,
 	.task_close = linux_task_close,
 	.exited = linux_exited,
+	.task_alive = linux_task_alive,
 	.thread_ids = linux_thread_ids,
 	.all_tasks = linux_all_tasks,
 	.online_cpus = linux_online_cpus,
@@ -194,18 +242,60 @@ static char *read_list(const char *path, const char *fallback)
 	return g_strstrip(data);
 }
 
+static int cn_send_op(int nl, uint32_t op)
+{
+	struct {
+		struct nlmsghdr h;
+		struct cn_msg msg;
+		struct cgfused_proc_input in;
+	} __attribute__((packed)) req = { 0 };
+
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = NLMSG_DONE;
+	req.h.nlmsg_pid = (uint32_t)getpid();
+	req.msg.id.idx = CN_IDX_PROC;
+	req.msg.id.val = CN_VAL_PROC;
+	req.msg.len = sizeof(req.in);
+	req.in.mcast_op = op;
+	req.in.event_type = PROC_EVENT_EXIT;
+	return send(nl, &req, sizeof(req), 0) < 0 ? -errno : 0;
+}
+
+static int cn_open(void)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK, .nl_groups = CN_IDX_PROC };
+	int size = CN_RCVBUF;
+	int nl = socket(PF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_CONNECTOR);
+
+	if (nl < 0)
+		return -errno;
+	/* Forcing needs CAP_NET_ADMIN; otherwise as much as rmem_max allows. */
+	if (setsockopt(nl, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(nl, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	if (bind(nl, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    cn_send_op(nl, PROC_CN_MCAST_LISTEN) < 0) {
+		int err = errno;
+
+		close(nl);
+		return -err;
+	}
+	return nl;
+}
+
 struct kfacade *kfacade_linux_new(void)
 {
-	struct kfacade_linux *kl = g_new0(struct kfacade_linux, 1);
+	struct kfacade_linux *kl;
 	struct cpumask mask;
 	char *possible;
+	int nl = cn_open();
 
-	kl->base.ops = &linux_ops;
-	kl->epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (kl->epfd < 0) {
-		g_free(kl);
+	if (nl < 0) {
+		errno = -nl;
 		return NULL;
 	}
+	kl = g_new0(struct kfacade_linux, 1);
+	kl->base.ops = &linux_ops;
+	kl->nl = nl;
 	kl->online_cpus = read_list("/sys/devices/system/cpu/online", "0");
 	/* The kernel's top_cpuset.mems_allowed is node_states[N_MEMORY]. */
 	kl->online_mems = read_list("/sys/devices/system/node/has_memory", "0");
@@ -220,7 +310,8 @@ void kfacade_linux_free(struct kfacade *kf)
 {
 	struct kfacade_linux *kl = to_linux(kf);
 
-	close(kl->epfd);
+	cn_send_op(kl->nl, PROC_CN_MCAST_IGNORE);
+	close(kl->nl);
 	g_free(kl->online_cpus);
 	g_free(kl->online_mems);
 	g_free(kl);

@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -140,23 +139,6 @@ fail:
 	return masks;
 }
 
-/* One pidfd per tracked thread: let the daemon hold as many as it may. */
-static void raise_nofile_limit(void)
-{
-	struct rlimit rl;
-
-	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-		return;
-	if (geteuid() == 0 && rl.rlim_max < 1048576) {
-		struct rlimit want = { 1048576, 1048576 };
-
-		if (setrlimit(RLIMIT_NOFILE, &want) == 0)
-			return;
-	}
-	rl.rlim_cur = rl.rlim_max;
-	setrlimit(RLIMIT_NOFILE, &rl);
-}
-
 static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
 {
 	struct fuse_loop_config *cfg;
@@ -218,7 +200,8 @@ int main(int argc, char *argv[])
 
 	kf = kfacade_linux_new();
 	if (!kf) {
-		fprintf(stderr, "cgfused: epoll_create1: %s\n", strerror(errno));
+		fprintf(stderr, "cgfused: cannot listen to the kernel's proc connector "
+			"for task exits: %s\n", strerror(errno));
 		goto out;
 	}
 	unsigned nr = 0;
@@ -228,7 +211,6 @@ int main(int argc, char *argv[])
 	core = cg_core_new(cgfused_controllers, nr, kf);
 	for (guint i = 0; i < masks->len; i++)
 		cg_root_new(core, g_array_index(masks, unsigned, i), conf.clone_children);
-	raise_nofile_limit();
 
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);
 	if (!se)

@@ -27,7 +27,7 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 	}
 	t = g_new0(struct task, 1);
 	t->tid = tid;
-	ret = core->kf->ops->task_open(core->kf, tid, t, &t->ident);
+	ret = core->kf->ops->task_open(core->kf, tid, &t->ident);
 	if (ret < 0) {
 		g_free(t);
 		return ret;
@@ -55,28 +55,48 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
 {
 	struct css_set *old = t->cset;
 
-	if (old != cset) {
-		get_css_set(cset);
-		g_queue_unlink(&old->tasks, t->cset_node);
-		g_queue_push_tail_link(&cset->tasks, t->cset_node);
-		t->cset = cset;
-		put_css_set(core, old);
+	if (old == cset)
+		return;
+	get_css_set(cset);
+	g_queue_unlink(&old->tasks, t->cset_node);
+	g_queue_push_tail_link(&cset->tasks, t->cset_node);
+	t->cset = cset;
+	put_css_set(core, old);
+}
+
+/* Exit reports were lost: ask about every tracked task. */
+static void task_resync(struct cg_core *core)
+{
+	GList *all = g_hash_table_get_values(core->tasks);
+
+	for (GList *l = all; l; l = l->next) {
+		struct task *t = l->data;
+
+		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
+			task_drop(core, t);
 	}
-	/* Also for a task made just now for an attach to the root. */
-	if (cset == core->init_css_set)
-		task_drop(core, t);
+	g_list_free(all);
 }
 
 void task_reap_exited(struct cg_core *core)
 {
-	void *cookies[256];
-	unsigned n;
+	pid_t tids[256];
+	int n;
 
 	do {
-		n = core->kf->ops->exited(core->kf, cookies, G_N_ELEMENTS(cookies));
-		for (unsigned i = 0; i < n; i++)
-			task_drop(core, cookies[i]);
-	} while (n == G_N_ELEMENTS(cookies));
+		n = core->kf->ops->exited(core->kf, tids, G_N_ELEMENTS(tids));
+		if (n < 0) {
+			task_resync(core);
+			n = G_N_ELEMENTS(tids);	/* and read on */
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			struct task *t = task_lookup(core, tids[i]);
+
+			if (t)
+				task_drop(core, t);
+		}
+	} while (n == G_N_ELEMENTS(tids));
 }
 
 void task_table_free(struct cg_core *core)

@@ -1,6 +1,6 @@
-/* Tasks (threads) the core tracks: those in a non-root group of some
- * hierarchy. Every other thread of the system is implicitly in
- * init_css_set and has no struct task. All functions are called locked. */
+/* Tasks (threads) the core tracks: those that were ever attached, until they
+ * exit. Every other thread of the system is implicitly in init_css_set and
+ * has no struct task. All functions are called locked. */
 #ifndef CGFUSED_TASK_H
 #define CGFUSED_TASK_H
 
@@ -21,9 +21,7 @@ struct task *task_lookup(struct cg_core *core, pid_t tid);
  * -ESRCH/-EINVAL from the facade. *created tells which. */
 int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created);
 
-/* Moves a task into cset (referenced by the caller, who keeps its ref). A
- * task that lands in init_css_set stops being tracked and is freed: the
- * caller must not use it afterwards. */
+/* Moves a task into cset (referenced by the caller, who keeps its ref). */
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset);
 
 /* Stops tracking a task wherever it is (it has exited, or it was made for

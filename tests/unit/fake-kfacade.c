@@ -10,12 +10,10 @@ struct fake_thread {
 	guint64 ino;
 };
 
-/* One open identity (the real facade's pidfd). */
+/* One identity the core tracks (between task_open and task_close). */
 struct fake_open {
-	int fd;
 	guint64 ino;
 	pid_t tid;
-	void *cookie;
 	bool pending;		/* its exit waits in fk->pending */
 };
 
@@ -23,10 +21,10 @@ struct fake_kf {
 	struct kfacade base;	/* first: the core's kf points here */
 	GMutex lock;
 	GHashTable *threads;	/* tid -> struct fake_thread *, live ones */
-	GHashTable *opens;	/* fd -> struct fake_open * */
+	GHashTable *opens;	/* ino -> struct fake_open * */
 	GQueue pending;		/* struct fake_open * whose thread exited */
+	bool lost;		/* exit reports were dropped: say so once */
 	guint64 next_ino;
-	int next_fd;
 	unsigned bad_closes;
 	unsigned opens_total;
 };
@@ -43,7 +41,7 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int fake_task_open(struct kfacade *kf, pid_t tid, void *cookie, struct task_ident *id)
+static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 {
 	struct fake_kf *fk = to_fake(kf);
 	struct fake_thread *t;
@@ -58,12 +56,11 @@ static int fake_task_open(struct kfacade *kf, pid_t tid, void *cookie, struct ta
 		ret = -EINVAL;
 	} else {
 		o = g_new0(struct fake_open, 1);
-		o->fd = fk->next_fd++;
 		o->ino = t->ino;
 		o->tid = tid;
-		o->cookie = cookie;
-		g_hash_table_insert(fk->opens, GINT_TO_POINTER(o->fd), o);
-		id->fd = o->fd;
+		if (g_hash_table_contains(fk->opens, &o->ino))
+			fk->bad_closes++;	/* tracked twice: as bad as a double close */
+		g_hash_table_insert(fk->opens, &o->ino, o);
 		id->ino = t->ino;
 		id->tgid = t->tgid;
 		fk->opens_total++;
@@ -72,39 +69,55 @@ static int fake_task_open(struct kfacade *kf, pid_t tid, void *cookie, struct ta
 	return ret;
 }
 
-static void fake_task_close(struct kfacade *kf, struct task_ident *id)
+static void fake_task_close(struct kfacade *kf, const struct task_ident *id)
 {
 	struct fake_kf *fk = to_fake(kf);
 	struct fake_open *o;
 
 	g_mutex_lock(&fk->lock);
-	o = g_hash_table_lookup(fk->opens, GINT_TO_POINTER(id->fd));
-	if (!o || o->ino != id->ino) {
+	o = g_hash_table_lookup(fk->opens, &id->ino);
+	if (!o) {
 		fk->bad_closes++;
 	} else {
-		/* Like EPOLL_CTL_DEL: a closed identity is never reported. */
 		if (o->pending)
 			g_queue_remove(&fk->pending, o);
-		g_hash_table_remove(fk->opens, GINT_TO_POINTER(id->fd));	/* frees o */
+		g_hash_table_remove(fk->opens, &id->ino);	/* frees o */
 	}
-	id->fd = -1;
 	g_mutex_unlock(&fk->lock);
 }
 
-static unsigned fake_exited(struct kfacade *kf, void **cookies, unsigned max)
+static int fake_exited(struct kfacade *kf, pid_t *tids, unsigned max)
 {
 	struct fake_kf *fk = to_fake(kf);
 	unsigned n = 0;
 
 	g_mutex_lock(&fk->lock);
+	if (fk->lost) {
+		fk->lost = false;
+		g_mutex_unlock(&fk->lock);
+		return -EOVERFLOW;
+	}
 	while (n < max && !g_queue_is_empty(&fk->pending)) {
 		struct fake_open *o = g_queue_pop_head(&fk->pending);
 
 		o->pending = false;
-		cookies[n++] = o->cookie;
+		tids[n++] = o->tid;
 	}
 	g_mutex_unlock(&fk->lock);
-	return n;
+	return (int)n;
+}
+
+static bool fake_task_alive(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	bool alive;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	alive = t && t->ino == id->ino;
+	g_mutex_unlock(&fk->lock);
+	return alive;
 }
 
 /* Called locked. */
@@ -181,6 +194,7 @@ static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
 	.exited = fake_exited,
+	.task_alive = fake_task_alive,
 	.thread_ids = fake_thread_ids,
 	.all_tasks = fake_all_tasks,
 	.online_cpus = fake_online_cpus,
@@ -195,10 +209,9 @@ struct fake_kf *fake_kf_new(void)
 	fk->base.ops = &fake_ops;
 	g_mutex_init(&fk->lock);
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	fk->opens = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	fk->opens = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	g_queue_init(&fk->pending);
 	fk->next_ino = 1000;
-	fk->next_fd = 3;
 	return fk;
 }
 
@@ -374,4 +387,13 @@ unsigned fake_kf_opens_total(struct fake_kf *fk)
 	n = fk->opens_total;
 	g_mutex_unlock(&fk->lock);
 	return n;
+}
+
+void fake_kf_lose_exits(struct fake_kf *fk)
+{
+	g_mutex_lock(&fk->lock);
+	while (!g_queue_is_empty(&fk->pending))
+		((struct fake_open *)g_queue_pop_head(&fk->pending))->pending = false;
+	fk->lost = true;
+	g_mutex_unlock(&fk->lock);
 }

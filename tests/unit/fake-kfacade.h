@@ -34,15 +34,18 @@ void fake_kf_add_thread(struct fake_kf *fk, pid_t tid, pid_t tgid);
 void fake_kf_add_process(struct fake_kf *fk, pid_t tgid, unsigned nthreads);
 /* Adds a kernel thread (its own process; the core may not move it). */
 void fake_kf_add_kthread(struct fake_kf *fk, pid_t tid);
-/* The thread exits: it disappears, and every open identity of it is
- * reported once by ->exited() (with the cookie given to ->task_open()),
- * unless it is closed first. */
+/* The thread exits: it disappears, and its id is reported once by
+ * ->exited() if the core tracks it (and still does when it asks). */
 void fake_kf_exit(struct fake_kf *fk, pid_t tid);
 /* Every thread of process tgid exits. */
 void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid);
 /* The id is reused: the live thread tid (if any) exits, and a new thread
  * with a new identity takes its id, in process tgid. */
 void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
+
+/* The exit reports waiting now are lost, and the next ->exited() says so
+ * (-EOVERFLOW), as the proc connector does when its buffer overruns. */
+void fake_kf_lose_exits(struct fake_kf *fk);
 
 /* Whether tid is a live thread. */
 bool fake_kf_alive(struct fake_kf *fk, pid_t tid);

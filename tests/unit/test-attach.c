@@ -276,8 +276,11 @@ static void test_procs_whole_group(void)
 	/* And back, all of it, with the tgid to the root's cgroup.procs. */
 	g_assert_cmpint(wr(&e, e.top[0], "cgroup.procs", "100"), ==, 3);
 	assert_content(&e, a, "tasks", "");
-	g_assert_cmpuint(nr_tasks(&e), ==, 0);
+	g_assert_cmpuint(nr_tasks(&e), ==, 3);	/* tracked until they exit */
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
+	fake_kf_exit_process(e.fk, 100);
+	assert_content(&e, a, "tasks", "");	/* reads reap */
+	g_assert_cmpuint(nr_tasks(&e), ==, 0);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
 	env_teardown(&e);
 }
@@ -520,6 +523,31 @@ static void test_exit_then_rmdir(void)
 	env_teardown(&e);
 }
 
+/* Exit reports lost (the proc connector overran): the core asks about every
+ * task it tracks, so the exited one is still dropped and the live one kept. */
+static void test_lost_exits_resync(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	populate(&e);
+	a = mkdir_ok(&e, e.top[0], "a");
+	wr_ok(&e, a, "tasks", "101");
+	wr_ok(&e, a, "tasks", "200");
+	fake_kf_exit(e.fk, 101);
+	fake_kf_lose_exits(e.fk);
+	assert_content(&e, a, "tasks", "200\n");
+	g_assert_cmpuint(nr_tasks(&e), ==, 1);
+	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 101), ==, 0);
+	/* A reused id is a new thread, not the tracked one. */
+	fake_kf_reuse(e.fk, 200, 200);
+	fake_kf_lose_exits(e.fk);
+	assert_content(&e, a, "tasks", "");
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	env_teardown(&e);
+}
+
 /* Writing the id of a tracked task that has exited: ESRCH (the kernel has
  * no such task), and it is forgotten. */
 static void test_exited_is_esrch(void)
@@ -594,7 +622,8 @@ static void test_pid_reuse(void)
 
 /* ---- back to the root --------------------------------------------------- */
 
-/* Moving a task back to the root frees it: no struct task, identity closed. */
+/* A task moved back to the root frees its css_set but stays tracked (in
+ * init_css_set) until it exits, so that moving it again is cheap. */
 static void test_move_back_frees(void)
 {
 	struct env e;
@@ -606,17 +635,16 @@ static void test_move_back_frees(void)
 	wr_ok(&e, a, "tasks", "200");
 	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 200), ==, 1);
 	wr_ok(&e, e.top[0], "tasks", "200");
-	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 200), ==, 0);
-	g_assert_cmpuint(nr_tasks(&e), ==, 0);
+	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 200), ==, 1);
+	g_assert_cmpuint(nr_tasks(&e), ==, 1);
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
 	g_assert_true(lists(&e, e.top[0], "tasks", 200));
 	assert_content(&e, a, "tasks", "");
 	env_teardown(&e);
 }
 
-/* Writing a thread that is in the root already to the root's tasks changes
- * nothing: the core tracks only tasks in a non-root group (task.h), so it
- * must not keep a struct task or an open identity for it. */
+/* Writing a thread that the core does not track to the root's tasks
+ * changes nothing: no struct task is made for it. */
 static void test_root_attach_untracked(void)
 {
 	struct env e;
@@ -655,8 +683,10 @@ static void test_root_procs_partly_tracked(void)
 	wr_ok(&e, a, "tasks", "101");
 	wr_ok(&e, e.top[0], "cgroup.procs", "100");
 	assert_content(&e, a, "tasks", "");
-	EXPECT_INT(nr_tasks(&e), 0, "%s", "tracked tasks");
-	EXPECT_INT(fake_kf_open_count(e.fk), 0, "%s", "open identities");
+	/* 101 stays tracked (until it exits); 100 and 102 never were. */
+	EXPECT_INT(nr_tasks(&e), 1, "%s", "tracked tasks");
+	EXPECT_INT(fake_kf_open_count(e.fk), 1, "%s", "open identities");
+	EXPECT_INT(fake_kf_open_count_tid(e.fk, 101), 1, "%s", "101's identity");
 	env_teardown(&e);
 }
 
@@ -1034,8 +1064,9 @@ static void check_invariants(struct env *e)
 		for (GList *l = cgrp->csets.head; l; l = l->next)
 			g_assert_true(g_hash_table_lookup(core->css_sets, l->data) == l->data);
 	g_assert_cmpuint(fake_kf_open_count(e->fk), ==, g_hash_table_size(core->tasks));
-	g_assert_false(g_hash_table_contains(distinct, core->init_css_set));
-	g_assert_cmpuint(g_hash_table_size(core->css_sets), ==, g_hash_table_size(distinct) + 1);
+	/* init_css_set is always there, with or without tasks. */
+	g_hash_table_add(distinct, core->init_css_set);
+	g_assert_cmpuint(g_hash_table_size(core->css_sets), ==, g_hash_table_size(distinct));
 	g_mutex_unlock(&core->lock);
 	g_hash_table_unref(distinct);
 }
@@ -1069,13 +1100,17 @@ static void test_race(void)
 		       r.attached, r.gone, r.made, r.removed, r.busy);
 
 	check_invariants(&e);
-	/* Every worker moved back or exited: after a read reaps, nothing is
-	 * tracked, and "r" (if it is there) can go. */
+	/* Every worker moved back or exited: after a read reaps, only those
+	 * that moved back are tracked, all in init_css_set, and "r" (if it is
+	 * there) can go. */
 	assert_content(&e, e.top[0], "notify_on_release", "0\n");
 	check_invariants(&e);
-	g_assert_cmpuint(nr_tasks(&e), ==, 0);
+	g_assert_cmpuint(nr_tasks(&e), <=, RACE_WORKERS);
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
-	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
+	g_mutex_lock(&e.core->lock);
+	g_assert_cmpuint(g_queue_get_length(&e.core->init_css_set->tasks), ==,
+			 g_hash_table_size(e.core->tasks));
+	g_mutex_unlock(&e.core->lock);
 	ret = cg_rmdir(e.core, e.top[0], "r");
 	g_assert_true(ret == 0 || ret == -ENOENT);
 	env_teardown(&e);
@@ -1096,6 +1131,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/attach/exit", test_exit);
 	g_test_add_func("/attach/exit-then-rmdir", test_exit_then_rmdir);
 	g_test_add_func("/attach/exited-is-esrch", test_exited_is_esrch);
+	g_test_add_func("/attach/lost-exits-resync", test_lost_exits_resync);
 	g_test_add_func("/attach/pid-reuse", test_pid_reuse);
 	g_test_add_func("/attach/move-back-frees", test_move_back_frees);
 	g_test_add_func("/attach/root-attach-untracked", test_root_attach_untracked);
