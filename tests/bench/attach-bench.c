@@ -379,7 +379,7 @@ int main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 
-	/* children: one per group (or K readers' worth), the anchor, the mover */
+	/* children: one per group, the anchor and the mover; or the K tasks */
 	kids = xcalloc(read_tasks_n ? read_tasks_n : ngroups + 2, sizeof *kids);
 	mkdir_us = xcalloc(ngroups, sizeof *mkdir_us);
 	rmdir_us = xcalloc(ngroups, sizeof *rmdir_us);
