@@ -1,5 +1,5 @@
 /* Moving tasks between cgroups (kernel: cgroup_attach_task). Called locked,
- * after task_reap_exited(). */
+ * after task_catch_up(). */
 #ifndef CGFUSED_ATTACH_H
 #define CGFUSED_ATTACH_H
 

@@ -36,7 +36,7 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 	int ret;
 
 	g_mutex_lock(&core->lock);
-	task_reap_exited(core);
+	task_catch_up(core);
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0) {
 		struct css *css = file_css(cgrp, f);
@@ -69,7 +69,7 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
 	copy = g_strndup(buf, len);
 	g_mutex_lock(&core->lock);
-	task_reap_exited(core);	/* handlers may ask whether a group is populated */
+	task_catch_up(core);	/* handlers may ask whether a group is populated */
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0) {
 		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, writer };

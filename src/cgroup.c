@@ -46,7 +46,7 @@ static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent,
 	struct cg_core *core = root->core;
 	struct cgroup *cgrp = g_new0(struct cgroup, 1);
 
-	cgrp->id = core->next_id++;
+	cgrp->id = (core->next_seq++ << CG_ID_ROOT_BITS) | root->index;
 	cgrp->name = g_strdup(name);
 	cgrp->parent = parent;
 	cgrp->root = root;
@@ -126,7 +126,7 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->css_sets = css_set_table_new();
 	core->tasks = g_hash_table_new(NULL, NULL);
 	core->kf = kf;
-	core->next_id = 1;	/* 0 would make inode numbers the fs layer reserves */
+	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
 	return core;
 }
 
@@ -252,6 +252,15 @@ void cg_core_free(struct cg_core *core)
 	g_free(core);
 }
 
+struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id)
+{
+	unsigned index = id & ((1u << CG_ID_ROOT_BITS) - 1);
+
+	if (id == 0 || (id >> CG_ID_ROOT_BITS) >= core->next_seq || index >= core->roots->len)
+		return NULL;
+	return g_ptr_array_index(core->roots, index);
+}
+
 struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id)
 {
 	return g_hash_table_lookup(core->cgroups, &id);
@@ -363,7 +372,7 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name)
 	int ret = 0;
 
 	g_mutex_lock(&core->lock);
-	task_reap_exited(core);
+	task_catch_up(core);
 	parent = cgroup_by_id(core, parent_id);
 	cgrp = parent ? cgroup_child(parent, name) : NULL;
 	if (!cgrp)

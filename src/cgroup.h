@@ -81,7 +81,7 @@ struct cg_root {
 };
 
 struct cgroup {
-	uint64_t id;			/* unique for the daemon's life, never reused */
+	uint64_t id;			/* never reused; see cgroup_id_root() */
 	char *name;			/* "" for a root */
 	struct cgroup *parent;
 	struct cg_root *root;
@@ -100,7 +100,7 @@ struct cg_core {
 	unsigned nr_subsys;
 	GPtrArray *roots;		/* struct cg_root * */
 	GHashTable *cgroups;		/* id -> struct cgroup * */
-	uint64_t next_id;
+	uint64_t next_seq;		/* for cgroup ids */
 	GHashTable *css_sets;		/* struct css_set * (itself the key) */
 	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
 	GHashTable *tasks;		/* tid -> struct task * */
@@ -120,6 +120,15 @@ int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, uint64_
 int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name);
 int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
 	      uint64_t new_parent_id, const char *new_name);
+
+/* A cgroup id is a sequence number with its hierarchy's index in the low
+ * bits, so that even a removed cgroup's id tells its hierarchy (an fd kept
+ * open after rmdir can still be described, as on the kernel). */
+#define CG_ID_ROOT_BITS 4
+G_STATIC_ASSERT(CG_MAX_SUBSYS <= (1 << CG_ID_ROOT_BITS));
+
+/* The hierarchy of a cgroup id that was ever given out, or NULL. */
+struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id);
 
 /* Called locked. */
 struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id);

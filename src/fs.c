@@ -213,18 +213,45 @@ static void cgfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 	fuse_reply_none(req);
 }
 
+/* fstat of a file or directory still open after its group was removed
+ * works on the kernel's cgroupfs; the kernel asks us then (after a read,
+ * for atime). Called locked. */
+static bool stat_removed(struct cg_core *core, fuse_ino_t ino, struct stat *st)
+{
+	struct cg_root *root = cgroup_id_root(core, ino >> FS_SLOT_BITS);
+	unsigned slot = ino & ((1u << FS_SLOT_BITS) - 1);
+
+	if (!root || (slot && slot - 1 >= root->files->len))
+		return false;
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	fill_common(st, 0);
+	if (slot) {
+		const struct cg_file *f = g_ptr_array_index(root->files, slot - 1);
+
+		st->st_mode = S_IFREG | cftype_mode(f->cft);
+		st->st_nlink = 1;
+	} else {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+	}
+	return true;
+}
+
 static void cgfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cg_core *core = req_core(req);
 	struct node n;
 	struct stat st;
+	bool found;
 
 	(void)fi;
 	g_mutex_lock(&core->lock);
 	n = resolve(core, ino);
 	node_stat(core, ino, &n, &st);
+	found = n.kind != NODE_NONE || stat_removed(core, ino, &st);
 	g_mutex_unlock(&core->lock);
-	if (n.kind == NODE_NONE)
+	if (!found)
 		fuse_reply_err(req, ENOENT);
 	else
 		fuse_reply_attr(req, &st, FS_CACHE_TIMEOUT);
@@ -506,12 +533,16 @@ static void cgfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 static void cgfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
+	struct cg_core *core = req_core(req);
 	GArray *entries = (GArray *)(uintptr_t)fi->fh;
 	char *buf = g_malloc(size);
 	size_t used = 0;
+	bool gone;
 
-	(void)ino;
-	for (guint i = (guint)off; i < entries->len; i++) {
+	g_mutex_lock(&core->lock);
+	gone = resolve(core, ino).kind == NODE_NONE;	/* lists nothing, as the kernel's */
+	g_mutex_unlock(&core->lock);
+	for (guint i = (guint)off; !gone && i < entries->len; i++) {
 		const struct dir_entry *e = &g_array_index(entries, struct dir_entry, i);
 		struct stat st = { .st_ino = e->ino, .st_mode = e->mode };
 		size_t len = fuse_add_direntry(req, buf + used, size - used, e->name, &st, i + 1);

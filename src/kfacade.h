@@ -16,6 +16,14 @@ struct task_ident {
 	pid_t tgid;
 };
 
+/* What the kernel says happened to a thread. */
+struct task_event {
+	enum { TASK_EVENT_FORK, TASK_EVENT_EXIT } what;
+	pid_t tid;		/* the new or exited thread */
+	pid_t tgid;		/* its process */
+	pid_t parent;		/* FORK of a process: the forking thread */
+};
+
 struct kfacade;
 
 struct kfacade_ops {
@@ -25,13 +33,14 @@ struct kfacade_ops {
 	int (*task_open)(struct kfacade *kf, pid_t tid, struct task_ident *id);
 	/* The core stops tracking the thread. */
 	void (*task_close)(struct kfacade *kf, const struct task_ident *id);
-	/* Ids of threads that have exited since the last call (of any thread:
-	 * the core ignores those it does not track); never blocks. Returns
-	 * how many were stored (at most max), or -EOVERFLOW when exits were
-	 * lost: the core must then check its threads with task_alive(). An
-	 * exit is reported before its id can be reused, so a core that asks
-	 * before each change never mistakes a new thread for an old one. */
-	int (*exited)(struct kfacade *kf, pid_t *tids, unsigned max);
+	/* Forks and exits since the last call, in order (of every thread: the
+	 * core ignores those it does not track); never blocks. Returns how
+	 * many were stored (at most max), or -EOVERFLOW when events were
+	 * lost: the core must then check its threads with task_alive(). A
+	 * fork is reported before the child runs and an exit before its id can
+	 * be reused, so a core that asks before each operation sees children
+	 * in their groups and never mistakes a new thread for an old one. */
+	int (*task_events)(struct kfacade *kf, struct task_event *ev, unsigned max);
 	/* Whether the thread with this identity still lives. */
 	bool (*task_alive)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
 	/* Every thread id of the process that thread tid belongs to. */

@@ -1,6 +1,6 @@
-/* The kernel facade on a real system: exits from the netlink proc connector
- * (filtered to exit events, so a fork storm costs nothing), identities from
- * pidfds, everything else from /proc and sysfs. */
+/* The kernel facade on a real system: forks and exits from the netlink proc
+ * connector (filtered to those two: exec, uid and comm changes never come),
+ * identities from pidfds, everything else from /proc and sysfs. */
 #include "kfacade.h"
 
 #include "cpumask.h"
@@ -122,7 +122,7 @@ static bool linux_task_alive(struct kfacade *kf, pid_t tid, const struct task_id
 	return thread_ident(tid, &ino, NULL) == 0 && ino == id->ino;
 }
 
-static int linux_exited(struct kfacade *kf, pid_t *tids, unsigned max)
+static int linux_task_events(struct kfacade *kf, struct task_event *out, unsigned max)
 {
 	int nl = to_linux(kf)->nl;
 	unsigned n = 0;
@@ -145,8 +145,17 @@ static int linux_exited(struct kfacade *kf, pid_t *tids, unsigned max)
 
 			if (h->nlmsg_type != NLMSG_DONE || msg->id.idx != CN_IDX_PROC)
 				continue;
-			if (ev->what == PROC_EVENT_EXIT && n < max)
-				tids[n++] = ev->event_data.exit.process_pid;
+			if (n == max)
+				break;	/* cannot happen: one event per message */
+			if (ev->what == PROC_EVENT_EXIT)
+				out[n++] = (struct task_event){ TASK_EVENT_EXIT,
+					ev->event_data.exit.process_pid,
+					ev->event_data.exit.process_tgid, 0 };
+			else if (ev->what == PROC_EVENT_FORK)
+				out[n++] = (struct task_event){ TASK_EVENT_FORK,
+					ev->event_data.fork.child_pid,
+					ev->event_data.fork.child_tgid,
+					ev->event_data.fork.parent_pid };
 		}
 	}
 	return lost ? -EOVERFLOW : (int)n;
@@ -223,7 +232,7 @@ static unsigned linux_nr_cpu_ids(struct kfacade *kf)
 static const struct kfacade_ops linux_ops = {
 	.task_open = linux_task_open,
 	.task_close = linux_task_close,
-	.exited = linux_exited,
+	.task_events = linux_task_events,
 	.task_alive = linux_task_alive,
 	.thread_ids = linux_thread_ids,
 	.all_tasks = linux_all_tasks,
@@ -257,7 +266,7 @@ static int cn_send_op(int nl, uint32_t op)
 	req.msg.id.val = CN_VAL_PROC;
 	req.msg.len = sizeof(req.in);
 	req.in.mcast_op = op;
-	req.in.event_type = PROC_EVENT_EXIT;
+	req.in.event_type = PROC_EVENT_FORK | PROC_EVENT_EXIT;
 	return send(nl, &req, sizeof(req), 0) < 0 ? -errno : 0;
 }
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,7 +221,9 @@ int main(int argc, char *argv[])
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
 		goto out_signals;
 	fuse_daemonize(opts.foreground);
-	ret = run_session(se, &opts) ? 1 : 0;
+	ret = run_session(se, &opts);
+	/* libfuse returns the signal that ended the loop: a requested stop. */
+	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);

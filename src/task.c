@@ -78,25 +78,43 @@ static void task_resync(struct cg_core *core)
 	g_list_free(all);
 }
 
-void task_reap_exited(struct cg_core *core)
+/* A child starts in its parent's groups. The proc connector names the
+ * forking thread for a new process, but for a new thread only the process's
+ * own parent: a thread joins its process leader's groups. */
+static void task_fork(struct cg_core *core, const struct task_event *ev)
 {
-	pid_t tids[256];
+	pid_t from = ev->tid == ev->tgid ? ev->parent : ev->tgid;
+	struct task *parent = task_lookup(core, from), *child;
+	bool created;
+
+	if (!parent || parent->cset == core->init_css_set || task_lookup(core, ev->tid))
+		return;
+	/* Fails if the child is gone already; its exit is ours to ignore. */
+	if (task_get(core, ev->tid, &child, &created) == 0)
+		task_set_css_set(core, child, parent->cset);
+}
+
+void task_catch_up(struct cg_core *core)
+{
+	struct task_event ev[256];
 	int n;
 
 	do {
-		n = core->kf->ops->exited(core->kf, tids, G_N_ELEMENTS(tids));
+		n = core->kf->ops->task_events(core->kf, ev, G_N_ELEMENTS(ev));
 		if (n < 0) {
 			task_resync(core);
-			n = G_N_ELEMENTS(tids);	/* and read on */
+			n = G_N_ELEMENTS(ev);	/* and read on */
 			continue;
 		}
 		for (int i = 0; i < n; i++) {
-			struct task *t = task_lookup(core, tids[i]);
+			struct task *t;
 
-			if (t)
+			if (ev[i].what == TASK_EVENT_FORK)
+				task_fork(core, &ev[i]);
+			else if ((t = task_lookup(core, ev[i].tid)))
 				task_drop(core, t);
 		}
-	} while (n == G_N_ELEMENTS(tids));
+	} while (n == G_N_ELEMENTS(ev));
 }
 
 void task_table_free(struct cg_core *core)

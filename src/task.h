@@ -28,9 +28,11 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
  * an attach that failed). */
 void task_drop(struct cg_core *core, struct task *t);
 
-/* Forgets the tasks that have exited; called before anything reads or
- * changes memberships, so that no exited task is listed or counted. */
-void task_reap_exited(struct cg_core *core);
+/* Takes in what the kernel reported: children join their parent's groups,
+ * exited tasks are forgotten. Called before anything reads or changes
+ * memberships, so that no exited task is listed or counted and every child
+ * is where the kernel would have put it. */
+void task_catch_up(struct cg_core *core);
 
 /* The css_set a thread is in, tracked or not. */
 struct css_set *task_css_set(struct cg_core *core, pid_t tid);

@@ -23,7 +23,7 @@ export LC_ALL=C
 
 # The interpreter itself, not a version manager's shim: helper processes
 # must be the PIDs we record.
-CG_PYTHON=${CG_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
+export CG_PYTHON=${CG_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
 
 # What python's os.strerror() (= the C library's) prints after each name.
 E_2BIG='E2BIG Argument list too long'
@@ -49,7 +49,6 @@ cg_setup() {
 	CG_MOUNTS=()	# mount points to unmount in teardown
 	CG_DAEMONS=()	# cgfused PIDs
 	CG_HELPERS=()	# sleepers and other processes the test started
-	CG_FAILURES=0	# cases of cg_expect that did not hold
 }
 
 # cg_mount [cgfused options...]: starts cgfused in the foreground, in the
@@ -59,7 +58,9 @@ cg_mount() {
 }
 
 # cg_mount_at DIR [cgfused options...]: the same on another directory.
-# Sets CG_PID to the daemon's PID.
+# Sets CG_PID to the daemon's PID. Its output goes to $CG_TMP/cgfused.log
+# (shown when a test fails); fd 3 (bats' own) is closed, or bats would wait
+# for the daemon.
 cg_mount_at() {
 	local mnt=$1
 	shift
@@ -111,8 +112,12 @@ cg_wait_gone() {
 }
 
 cg_teardown() {
-	local pid mnt
+	local pid mnt ret=0
 	cd / || true
+	if [[ -s ${CG_TMP:-}/cases ]]; then
+		echo "cases were queued but never checked (no cg_expect_done)" >&2
+		ret=1
+	fi
 	# A failed test shows what the daemon said (bats prints it with the failure).
 	if [[ -z ${BATS_TEST_COMPLETED:-} && -s ${CG_TMP:-}/cgfused.log ]]; then
 		echo "--- cgfused's output:" >&2
@@ -140,7 +145,7 @@ cg_teardown() {
 	if [[ -n ${CG_TMP:-} && -d $CG_TMP ]]; then
 		rm -rf --one-file-system "$CG_TMP"
 	fi
-	return 0
+	return $ret
 }
 
 # cg_sleeper VAR: starts `sleep 1000` and stores its PID in VAR.
@@ -228,43 +233,100 @@ with open(sys.argv[1], "rb") as f:
 ' "$1"
 }
 
-# cg_expect FILE RESET BYTES RESULT [READ]: writes RESET (unless empty) to
-# FILE, then BYTES in one write(), and checks that the write gave RESULT
-# ("ok" = all bytes accepted, else "ERRNO strerror") and that FILE then
-# reads READ (trailing newline stripped). Records a failure and goes on, so
-# that one run shows every case that does not hold; cg_expect_done asserts.
+# Tables of cases. Each case is queued and cg_expect_done runs them all, in
+# order, in one python process (one process per case would be slow), then
+# fails the test if any did not hold, after showing every one that did not.
+# Being queued, cases run after any shell command between them and
+# cg_expect_done: call cg_expect_done before changing state from the shell.
+# Cases left queued at teardown fail the test.
+#
+# cg_case RESET_FILE RESET FILE BYTES RESULT READ_FILE READ: writes RESET to
+# RESET_FILE (when RESET_FILE is not empty; it must be accepted whole), then
+# BYTES to FILE in ONE write() (when FILE is not empty), which must give
+# RESULT: "ok" (every byte accepted), a count, or "ERRNO strerror"; then
+# READ_FILE (when not empty) must read READ, trailing newlines stripped as
+# by $(cat). Escapes \n \t \x00 \\ in RESET and BYTES are decoded.
+cg_case() {
+	[[ $# -eq 7 ]] || { echo "cg_case needs 7 arguments, got $#" >&2; return 1; }
+	printf '%s\0' "$@" >>"$CG_TMP/cases"
+}
+
+# cg_expect FILE RESET BYTES RESULT [READ]: the common case, on one file;
+# RESET '' means no reset.
 cg_expect() {
-	local file=$1 reset=$2 bytes=$3 want=$4 got rd len
-	if [[ -n $reset ]]; then
-		got=$(cg_write "$file" "$reset")
-		len=$(printf '%b' "$reset" | wc -c)
-		if [[ $got != "$len" ]]; then
-			echo "reset of ${file#"$MNT"/} to '$reset' failed: $got" >&2
-			CG_FAILURES=$((CG_FAILURES + 1))
-			return 0
-		fi
-	fi
-	got=$(cg_write "$file" "$bytes")
-	if [[ $want == ok ]]; then
-		want=$(printf '%b' "$bytes" | wc -c)
-	fi
-	if [[ $got != "$want" ]]; then
-		echo "write '$bytes' to ${file#"$MNT"/}: expected '$want', got '$got'" >&2
-		CG_FAILURES=$((CG_FAILURES + 1))
-	fi
-	if [[ $# -ge 5 ]]; then
-		rd=$(cat "$file" 2>&1)
-		if [[ $rd != "$5" ]]; then
-			echo "after write '$bytes' to ${file#"$MNT"/}: expected to read '$5', got '$rd'" >&2
-			CG_FAILURES=$((CG_FAILURES + 1))
-		fi
-	fi
-	return 0
+	local file=$1 reset=$2 bytes=$3 want=$4
+	cg_case "${reset:+$file}" "$reset" "$file" "$bytes" "$want" "${5+$file}" "${5-}"
+}
+
+# cg_expect_read FILE READ: FILE reads READ.
+cg_expect_read() {
+	cg_case '' '' '' '' '' "$1" "$2"
 }
 
 cg_expect_done() {
-	if ((CG_FAILURES)); then
-		echo "$CG_FAILURES expectation(s) failed" >&2
+	[[ -s $CG_TMP/cases ]] || { echo "cg_expect_done: no cases queued" >&2; return 1; }
+	local out
+	out=$("$CG_PYTHON" - "$CG_TMP/cases" "$MNT/" <<'EOF'
+import errno, os, sys
+
+def decode(text):
+    return text.encode("latin-1").decode("unicode_escape").encode("latin-1")
+
+def err(e):
+    return "%s %s" % (errno.errorcode[e.errno], os.strerror(e.errno))
+
+def write(path, data):
+    try:
+        fd = os.open(path, os.O_WRONLY)
+    except OSError as e:
+        return "open: " + err(e)
+    try:
+        return str(os.write(fd, data))
+    except OSError as e:
+        return err(e)
+    finally:
+        os.close(fd)
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read().decode("latin-1").rstrip("\n")
+    except OSError as e:
+        return "read: " + err(e)
+
+fields = open(sys.argv[1], "rb").read().decode("latin-1").split("\0")[:-1]
+short = lambda p: p[len(sys.argv[2]):] if p.startswith(sys.argv[2]) else p
+failed = 0
+for i in range(0, len(fields), 7):
+    rfile, reset, path, text, want, rdfile, rdwant = fields[i:i + 7]
+    what = "write '%s' to %s" % (text, short(path)) if path else "reading"
+    if rfile:
+        got = write(rfile, decode(reset))
+        if got != str(len(decode(reset))):
+            print("%s: reset of %s to '%s' failed: %s" % (what, short(rfile), reset, got))
+            failed += 1
+            continue
+    if path:
+        data = decode(text)
+        got = write(path, data)
+        if want == "ok":
+            want = str(len(data))
+        if got != want:
+            print("%s: expected '%s', got '%s'" % (what, want, got))
+            failed += 1
+    if rdfile:
+        got = read(rdfile)
+        if got != rdwant:
+            print("%s: then %s should read '%s', got '%s'" % (what, short(rdfile), rdwant.replace("\n", " "), got.replace("\n", " ")))
+            failed += 1
+if failed:
+    print("%d expectation(s) failed" % failed)
+EOF
+)
+	rm -f "$CG_TMP/cases"
+	if [[ -n $out ]]; then
+		echo "$out" >&2
 		return 1
 	fi
 }
+

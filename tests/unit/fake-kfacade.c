@@ -14,7 +14,6 @@ struct fake_thread {
 struct fake_open {
 	guint64 ino;
 	pid_t tid;
-	bool pending;		/* its exit waits in fk->pending */
 };
 
 struct fake_kf {
@@ -22,7 +21,7 @@ struct fake_kf {
 	GMutex lock;
 	GHashTable *threads;	/* tid -> struct fake_thread *, live ones */
 	GHashTable *opens;	/* ino -> struct fake_open * */
-	GQueue pending;		/* struct fake_open * whose thread exited */
+	GQueue pending;		/* struct task_event *, in order */
 	bool lost;		/* exit reports were dropped: say so once */
 	guint64 next_ino;
 	unsigned bad_closes;
@@ -79,14 +78,12 @@ static void fake_task_close(struct kfacade *kf, const struct task_ident *id)
 	if (!o) {
 		fk->bad_closes++;
 	} else {
-		if (o->pending)
-			g_queue_remove(&fk->pending, o);
 		g_hash_table_remove(fk->opens, &id->ino);	/* frees o */
 	}
 	g_mutex_unlock(&fk->lock);
 }
 
-static int fake_exited(struct kfacade *kf, pid_t *tids, unsigned max)
+static int fake_task_events(struct kfacade *kf, struct task_event *ev, unsigned max)
 {
 	struct fake_kf *fk = to_fake(kf);
 	unsigned n = 0;
@@ -98,10 +95,10 @@ static int fake_exited(struct kfacade *kf, pid_t *tids, unsigned max)
 		return -EOVERFLOW;
 	}
 	while (n < max && !g_queue_is_empty(&fk->pending)) {
-		struct fake_open *o = g_queue_pop_head(&fk->pending);
+		struct task_event *e = g_queue_pop_head(&fk->pending);
 
-		o->pending = false;
-		tids[n++] = o->tid;
+		ev[n++] = *e;
+		g_free(e);
 	}
 	g_mutex_unlock(&fk->lock);
 	return (int)n;
@@ -193,7 +190,7 @@ static unsigned fake_nr_cpu_ids(struct kfacade *kf)
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
-	.exited = fake_exited,
+	.task_events = fake_task_events,
 	.task_alive = fake_task_alive,
 	.thread_ids = fake_thread_ids,
 	.all_tasks = fake_all_tasks,
@@ -219,7 +216,7 @@ void fake_kf_free(struct fake_kf *fk)
 {
 	g_assert_cmpuint(g_hash_table_size(fk->opens), ==, 0);
 	g_assert_cmpuint(fk->bad_closes, ==, 0);
-	g_queue_clear(&fk->pending);
+	g_queue_clear_full(&fk->pending, g_free);
 	g_hash_table_unref(fk->opens);
 	g_hash_table_unref(fk->threads);
 	g_mutex_clear(&fk->lock);
@@ -245,22 +242,26 @@ static void add_locked(struct fake_kf *fk, pid_t tid, pid_t tgid, bool kthread)
 	g_hash_table_insert(fk->threads, GINT_TO_POINTER(tid), t);
 }
 
-/* Called locked: tid exits, its open identities are reported. */
+/* Called locked: queues an event, as the proc connector would. */
+static void report_locked(struct fake_kf *fk, int what, pid_t tid, pid_t tgid, pid_t parent)
+{
+	struct task_event *e = g_new0(struct task_event, 1);
+
+	e->what = what;
+	e->tid = tid;
+	e->tgid = tgid;
+	e->parent = parent;
+	g_queue_push_tail(&fk->pending, e);
+}
+
+/* Called locked: tid exits and is reported. */
 static void exit_locked(struct fake_kf *fk, pid_t tid)
 {
 	struct fake_thread *t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
-	GHashTableIter iter;
-	struct fake_open *o;
 
 	if (!t)
 		return;
-	g_hash_table_iter_init(&iter, fk->opens);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&o)) {
-		if (o->ino == t->ino && !o->pending) {
-			o->pending = true;
-			g_queue_push_tail(&fk->pending, o);
-		}
-	}
+	report_locked(fk, TASK_EVENT_EXIT, tid, t->tgid, 0);
 	g_hash_table_remove(fk->threads, GINT_TO_POINTER(tid));
 }
 
@@ -371,10 +372,11 @@ unsigned fake_kf_bad_closes(struct fake_kf *fk)
 
 unsigned fake_kf_pending_exits(struct fake_kf *fk)
 {
-	unsigned n;
+	unsigned n = 0;
 
 	g_mutex_lock(&fk->lock);
-	n = fk->pending.length;
+	for (GList *l = fk->pending.head; l; l = l->next)
+		n += ((struct task_event *)l->data)->what == TASK_EVENT_EXIT;
 	g_mutex_unlock(&fk->lock);
 	return n;
 }
@@ -392,8 +394,17 @@ unsigned fake_kf_opens_total(struct fake_kf *fk)
 void fake_kf_lose_exits(struct fake_kf *fk)
 {
 	g_mutex_lock(&fk->lock);
-	while (!g_queue_is_empty(&fk->pending))
-		((struct fake_open *)g_queue_pop_head(&fk->pending))->pending = false;
+	g_queue_clear_full(&fk->pending, g_free);
 	fk->lost = true;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid)
+{
+	g_mutex_lock(&fk->lock);
+	add_locked(fk, tid, tgid, false);
+	/* For a new thread the connector names the process's parent, which
+	 * the fake does not know: 0. */
+	report_locked(fk, TASK_EVENT_FORK, tid, tgid, tid == tgid ? parent : 0);
 	g_mutex_unlock(&fk->lock);
 }

@@ -34,16 +34,18 @@ void fake_kf_add_thread(struct fake_kf *fk, pid_t tid, pid_t tgid);
 void fake_kf_add_process(struct fake_kf *fk, pid_t tgid, unsigned nthreads);
 /* Adds a kernel thread (its own process; the core may not move it). */
 void fake_kf_add_kthread(struct fake_kf *fk, pid_t tid);
-/* The thread exits: it disappears, and its id is reported once by
- * ->exited() if the core tracks it (and still does when it asks). */
+/* The thread exits: it disappears, and ->task_events() reports it. */
 void fake_kf_exit(struct fake_kf *fk, pid_t tid);
+/* Thread parent makes thread tid of process tgid (a new process when
+ * tid == tgid), and ->task_events() reports the fork. */
+void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid);
 /* Every thread of process tgid exits. */
 void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid);
 /* The id is reused: the live thread tid (if any) exits, and a new thread
  * with a new identity takes its id, in process tgid. */
 void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
 
-/* The exit reports waiting now are lost, and the next ->exited() says so
+/* The events waiting now are lost, and the next ->task_events() says so
  * (-EOVERFLOW), as the proc connector does when its buffer overruns. */
 void fake_kf_lose_exits(struct fake_kf *fk);
 
@@ -58,7 +60,7 @@ unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid);
 /* How many times task_close was given an identity that was not open (a
  * double close, or one never opened): always 0 for a correct core. */
 unsigned fake_kf_bad_closes(struct fake_kf *fk);
-/* How many exit reports are waiting for ->exited(). */
+/* How many exit reports are waiting for ->task_events(). */
 unsigned fake_kf_pending_exits(struct fake_kf *fk);
 /* Total calls of ->task_open() that succeeded. */
 unsigned fake_kf_opens_total(struct fake_kf *fk);

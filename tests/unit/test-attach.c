@@ -523,6 +523,36 @@ static void test_exit_then_rmdir(void)
 	env_teardown(&e);
 }
 
+/* A child starts in its parent's groups (kernel fork semantics): a process
+ * in the forking thread's, a new thread in its process leader's. A child of
+ * a task in the root, or untracked, is not tracked at all. */
+static void test_fork_follows_parent(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	populate(&e);
+	a = mkdir_ok(&e, e.top[0], "a");
+	wr_ok(&e, a, "tasks", "101");
+	fake_kf_fork(e.fk, 101, 400, 400);	/* 101 forks a process */
+	fake_kf_fork(e.fk, 200, 401, 401);	/* 200 (untracked) too */
+	assert_content(&e, a, "tasks", "101\n400\n");
+	assert_content(&e, a, "cgroup.procs", "100\n400\n");
+	g_assert_true(lists(&e, e.top[0], "tasks", 401));
+	g_assert_cmpuint(nr_tasks(&e), ==, 2);
+
+	wr_ok(&e, a, "tasks", "100");
+	fake_kf_fork(e.fk, 0, 104, 100);	/* a new thread of 100 */
+	assert_content(&e, a, "tasks", "100\n101\n104\n400\n");
+
+	/* A child that is gone before the core hears of its birth: nothing. */
+	fake_kf_fork(e.fk, 400, 402, 402);
+	fake_kf_exit(e.fk, 402);
+	assert_content(&e, a, "tasks", "100\n101\n104\n400\n");
+	env_teardown(&e);
+}
+
 /* Exit reports lost (the proc connector overran): the core asks about every
  * task it tracks, so the exited one is still dropped and the live one kept. */
 static void test_lost_exits_resync(void)
@@ -1132,6 +1162,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/attach/exit-then-rmdir", test_exit_then_rmdir);
 	g_test_add_func("/attach/exited-is-esrch", test_exited_is_esrch);
 	g_test_add_func("/attach/lost-exits-resync", test_lost_exits_resync);
+	g_test_add_func("/attach/fork-follows-parent", test_fork_follows_parent);
 	g_test_add_func("/attach/pid-reuse", test_pid_reuse);
 	g_test_add_func("/attach/move-back-frees", test_move_back_frees);
 	g_test_add_func("/attach/root-attach-untracked", test_root_attach_untracked);
