@@ -333,17 +333,18 @@ static void report(const char *what, const struct dist *d, unsigned n)
 		       d->max128, (double)n / KERNEL_BUCKETS, d->distinct);
 }
 
-/* The thresholds of a hash that spreads like a random function. For one,
- * a bucket of 2^17 holds 13 or more of 100,000 keys with probability ~1e-12,
- * and a 128-bucket count leaves mean +-15% (4.2 sigma) with probability
- * ~3e-5 per bucket. */
+/* The thresholds of a hash that spreads like a random function, loose
+ * enough never to fail by chance: a bucket of 2^17 holds 13 or more of
+ * 100,000 keys with probability ~1e-12, and a 128-bucket count leaves mean
+ * +-25% (7 sigma) with probability ~1e-12 per bucket. A plain sum of
+ * pointers puts 13,714 in one 128-bucket. */
 static void assert_good(const struct dist *d, unsigned n)
 {
 	double mean = (double)n / KERNEL_BUCKETS;
 
 	g_assert_cmpuint(d->max_chain, <=, 12);
-	g_assert_cmpfloat(d->min128, >=, mean * 0.85);
-	g_assert_cmpfloat(d->max128, <=, mean * 1.15);
+	g_assert_cmpfloat(d->min128, >=, mean * 0.75);
+	g_assert_cmpfloat(d->max128, <=, mean * 1.25);
 	g_assert_cmpuint(d->distinct, >=, n - 10);
 }
 
