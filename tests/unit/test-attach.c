@@ -12,6 +12,7 @@
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "task.h"
+#include "test-env.h"
 
 /* The made-up system of most tests (see populate()). */
 #define KTHREAD 2
@@ -23,175 +24,10 @@
 
 /* ---- helpers ------------------------------------------------------------ */
 
-/* A failed check of a table row fails the test and says which row, and the
- * test goes on, so that one run lists every difference from the kernel. */
-#define FAILF(...)								\
-	do {									\
-		char *m_ = g_strdup_printf(__VA_ARGS__);			\
-		g_test_message("FAIL: %s", m_);					\
-		g_test_fail_printf("%s", m_);					\
-		g_free(m_);							\
-	} while (0)
-
-#define EXPECT_INT(got, want, fmt, ...)						\
-	do {									\
-		long long got_ = (long long)(got), want_ = (long long)(want);	\
-		if (got_ != want_)						\
-			FAILF(fmt ": got %lld, want %lld", __VA_ARGS__, got_, want_); \
-	} while (0)
-
-
-static unsigned nr_controllers(void)
-{
-	unsigned n = 0;
-
-	while (cgfused_controllers[n])
-		n++;
-	return n;
-}
-
-/* The subsys_mask bit of a controller, by name. */
-static unsigned ctl_bit(const char *name)
-{
-	for (unsigned i = 0; cgfused_controllers[i]; i++)
-		if (strcmp(cgfused_controllers[i]->name, name) == 0)
-			return 1u << i;
-	g_assert_not_reached();
-	return 0;
-}
-
-struct env {
-	struct fake_kf *fk;
-	struct cg_core *core;
-	struct cg_root *root[2];
-	uint64_t top[2];	/* ids of the hierarchy roots */
-};
-
-/* One hierarchy with every controller, or with two the kernel's usual
- * split (cpu,cpuacct and cpuset); clone_children true is main's default. */
-static void env_setup_full(struct env *e, bool two_hierarchies, bool clone_children)
-{
-	memset(e, 0, sizeof(*e));
-	e->fk = fake_kf_new();
-	e->core = cg_core_new(cgfused_controllers, nr_controllers(), fake_kf_facade(e->fk));
-	if (!two_hierarchies) {
-		e->root[0] = cg_root_new(e->core, ctl_bit("cpu") | ctl_bit("cpuacct") |
-					 ctl_bit("cpuset"), clone_children);
-	} else {
-		e->root[0] = cg_root_new(e->core, ctl_bit("cpu") | ctl_bit("cpuacct"),
-					 clone_children);
-		e->root[1] = cg_root_new(e->core, ctl_bit("cpuset"), clone_children);
-		e->top[1] = e->root[1]->top->id;
-	}
-	e->top[0] = e->root[0]->top->id;
-}
-
-static void env_setup(struct env *e)
-{
-	env_setup_full(e, false, true);
-}
-
-static void env_teardown(struct env *e)
-{
-	cg_core_free(e->core);
-	g_assert_cmpuint(fake_kf_open_count(e->fk), ==, 0);
-	fake_kf_free(e->fk);
-}
-
-static uint64_t mkdir_ok(struct env *e, uint64_t parent, const char *name)
-{
-	uint64_t id = 0;
-
-	g_assert_cmpint(cg_mkdir(e->core, parent, name, &id), ==, 0);
-	g_assert_cmpuint(id, !=, 0);
-	return id;
-}
-
-static unsigned file_index(struct env *e, uint64_t cgrp_id, const char *name)
-{
-	struct cgroup *cgrp;
-	unsigned index = ~0u;
-
-	g_mutex_lock(&e->core->lock);
-	cgrp = cgroup_by_id(e->core, cgrp_id);
-	g_assert_nonnull(cgrp);
-	g_assert_nonnull(cgroup_file_by_name(cgrp, name, &index));
-	g_mutex_unlock(&e->core->lock);
-	return index;
-}
-
-/* One write of len bytes to a file by thread writer. */
-static ssize_t wrn(struct env *e, uint64_t cgrp_id, const char *file, const char *buf,
-		   size_t len, pid_t writer)
-{
-	return cg_file_write(e->core, cgrp_id, file_index(e, cgrp_id, file), buf, len, writer);
-}
-
-/* One write of str to a file; the writer is thread WRITER. */
-static ssize_t wr(struct env *e, uint64_t cgrp_id, const char *file, const char *str)
-{
-	return wrn(e, cgrp_id, file, str, strlen(str), WRITER);
-}
-
-static void wr_ok(struct env *e, uint64_t cgrp_id, const char *file, const char *str)
-{
-	g_assert_cmpint(wr(e, cgrp_id, file, str), ==, (ssize_t)strlen(str));
-}
-
-/* The whole content of a file (must be readable). */
-static char *rd(struct env *e, uint64_t cgrp_id, const char *file)
-{
-	GString *out = g_string_new(NULL);
-
-	g_assert_cmpint(cg_file_read(e->core, cgrp_id, file_index(e, cgrp_id, file), out), ==, 0);
-	return g_string_free(out, FALSE);
-}
-
-static void assert_content(struct env *e, uint64_t cgrp_id, const char *file, const char *want)
-{
-	char *got = rd(e, cgrp_id, file);
-
-	g_assert_cmpstr(got, ==, want);
-	g_free(got);
-}
-
-/* Whether the list in file contains id as a line. */
-static bool lists(struct env *e, uint64_t cgrp_id, const char *file, pid_t id)
-{
-	char *got = rd(e, cgrp_id, file);
-	char **lines = g_strsplit(got, "\n", -1);
-	bool found = false;
-
-	for (char **l = lines; *l; l++)
-		if (**l && atoi(*l) == id)
-			found = true;
-	g_strfreev(lines);
-	g_free(got);
-	return found;
-}
-
-static unsigned nr_css_sets(struct env *e)
-{
-	unsigned n;
-
-	g_mutex_lock(&e->core->lock);
-	n = g_hash_table_size(e->core->css_sets);
-	g_mutex_unlock(&e->core->lock);
-	return n;
-}
-
-static unsigned nr_tasks(struct env *e)
-{
-	unsigned n;
-
-	g_mutex_lock(&e->core->lock);
-	n = g_hash_table_size(e->core->tasks);
-	g_mutex_unlock(&e->core->lock);
-	return n;
-}
-
+/* Makes the system, and thread WRITER the one wr() writes as. */
 static void populate(struct env *e)
 {
+	e->writer = WRITER;
 	fake_kf_add_kthread(e->fk, KTHREAD);
 	fake_kf_add_process(e->fk, INIT, 1);
 	fake_kf_add_process(e->fk, P100, 3);

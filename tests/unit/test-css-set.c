@@ -11,148 +11,13 @@
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "task.h"
+#include "test-env.h"
 
 /* ---- helpers ------------------------------------------------------------ */
-
-static unsigned nr_controllers(void)
-{
-	unsigned n = 0;
-
-	while (cgfused_controllers[n])
-		n++;
-	return n;
-}
-
-/* The subsys_mask bit of a controller, by name. */
-static unsigned ctl_bit(const char *name)
-{
-	for (unsigned i = 0; cgfused_controllers[i]; i++)
-		if (strcmp(cgfused_controllers[i]->name, name) == 0)
-			return 1u << i;
-	g_assert_not_reached();
-	return 0;
-}
 
 static int ctl_index(const char *name)
 {
 	return __builtin_ctz(ctl_bit(name));
-}
-
-struct env {
-	struct fake_kf *fk;
-	struct cg_core *core;
-	struct cg_root *root[2];
-	uint64_t top[2];	/* ids of the hierarchy roots */
-};
-
-/* One hierarchy with every controller, or with two the kernel's usual
- * split (cpu,cpuacct and cpuset). clone_children: as main's default. */
-static void env_setup(struct env *e, bool two_hierarchies)
-{
-	memset(e, 0, sizeof(*e));
-	e->fk = fake_kf_new();
-	e->core = cg_core_new(cgfused_controllers, nr_controllers(), fake_kf_facade(e->fk));
-	if (!two_hierarchies) {
-		e->root[0] = cg_root_new(e->core, ctl_bit("cpu") | ctl_bit("cpuacct") |
-					 ctl_bit("cpuset"), true);
-	} else {
-		e->root[0] = cg_root_new(e->core, ctl_bit("cpu") | ctl_bit("cpuacct"), true);
-		e->root[1] = cg_root_new(e->core, ctl_bit("cpuset"), true);
-		e->top[1] = e->root[1]->top->id;
-	}
-	e->top[0] = e->root[0]->top->id;
-}
-
-static void env_teardown(struct env *e)
-{
-	cg_core_free(e->core);
-	g_assert_cmpuint(fake_kf_open_count(e->fk), ==, 0);
-	fake_kf_free(e->fk);
-}
-
-static uint64_t mkdir_ok(struct env *e, uint64_t parent, const char *name)
-{
-	uint64_t id = 0;
-
-	g_assert_cmpint(cg_mkdir(e->core, parent, name, &id), ==, 0);
-	g_assert_cmpuint(id, !=, 0);
-	return id;
-}
-
-static unsigned file_index(struct env *e, uint64_t cgrp_id, const char *name)
-{
-	struct cgroup *cgrp;
-	unsigned index = ~0u;
-
-	g_mutex_lock(&e->core->lock);
-	cgrp = cgroup_by_id(e->core, cgrp_id);
-	g_assert_nonnull(cgrp);
-	g_assert_nonnull(cgroup_file_by_name(cgrp, name, &index));
-	g_mutex_unlock(&e->core->lock);
-	return index;
-}
-
-/* One write of str to a file; writer is thread 1. */
-static ssize_t wr(struct env *e, uint64_t cgrp_id, const char *file, const char *str)
-{
-	return cg_file_write(e->core, cgrp_id, file_index(e, cgrp_id, file), str, strlen(str), 1);
-}
-
-static void wr_ok(struct env *e, uint64_t cgrp_id, const char *file, const char *str)
-{
-	g_assert_cmpint(wr(e, cgrp_id, file, str), ==, (ssize_t)strlen(str));
-}
-
-/* The whole content of a file (must be readable). */
-static char *rd(struct env *e, uint64_t cgrp_id, const char *file)
-{
-	GString *out = g_string_new(NULL);
-
-	g_assert_cmpint(cg_file_read(e->core, cgrp_id, file_index(e, cgrp_id, file), out), ==, 0);
-	return g_string_free(out, FALSE);
-}
-
-static void assert_content(struct env *e, uint64_t cgrp_id, const char *file, const char *want)
-{
-	char *got = rd(e, cgrp_id, file);
-
-	g_assert_cmpstr(got, ==, want);
-	g_free(got);
-}
-
-/* Whether the list in file contains id as a line. */
-static bool lists(struct env *e, uint64_t cgrp_id, const char *file, pid_t id)
-{
-	char *got = rd(e, cgrp_id, file);
-	char **lines = g_strsplit(got, "\n", -1);
-	bool found = false;
-
-	for (char **l = lines; *l; l++)
-		if (**l && atoi(*l) == id)
-			found = true;
-	g_strfreev(lines);
-	g_free(got);
-	return found;
-}
-
-static unsigned nr_css_sets(struct env *e)
-{
-	unsigned n;
-
-	g_mutex_lock(&e->core->lock);
-	n = g_hash_table_size(e->core->css_sets);
-	g_mutex_unlock(&e->core->lock);
-	return n;
-}
-
-static unsigned nr_tasks(struct env *e)
-{
-	unsigned n;
-
-	g_mutex_lock(&e->core->lock);
-	n = g_hash_table_size(e->core->tasks);
-	g_mutex_unlock(&e->core->lock);
-	return n;
 }
 
 /* ---- sharing ------------------------------------------------------------ */
@@ -164,7 +29,7 @@ static void test_reuse(void)
 	uint64_t a, b;
 	struct task *t1, *t2;
 
-	env_setup(&e, false);
+	env_setup(&e);
 	fake_kf_add_process(e.fk, 100, 1);
 	fake_kf_add_process(e.fk, 200, 1);
 	a = mkdir_ok(&e, e.top[0], "a");
@@ -216,7 +81,7 @@ static void test_release_move_back(void)
 	struct env e;
 	uint64_t a;
 
-	env_setup(&e, false);
+	env_setup(&e);
 	fake_kf_add_process(e.fk, 100, 1);
 	fake_kf_add_process(e.fk, 200, 1);
 	a = mkdir_ok(&e, e.top[0], "a");
@@ -249,7 +114,7 @@ static void test_release_exit(void)
 	struct env e;
 	uint64_t a;
 
-	env_setup(&e, false);
+	env_setup(&e);
 	fake_kf_add_process(e.fk, 100, 1);
 	fake_kf_add_process(e.fk, 200, 1);
 	a = mkdir_ok(&e, e.top[0], "a");
@@ -357,7 +222,7 @@ static void test_hash_100k(void)
 	guint *hashes = g_new(guint, NR_GROUPS), *sums = g_new(guint, NR_GROUPS);
 	struct dist good, bad;
 
-	env_setup(&e, false);
+	env_setup(&e);
 	for (unsigned i = 0; i < NR_GROUPS; i++) {
 		char name[16];
 
@@ -500,7 +365,7 @@ static void test_two_hierarchies(void)
 	uint64_t x, y;
 	struct task *t;
 
-	env_setup(&e, true);
+	env_setup_full(&e, true, true);
 	fake_kf_add_process(e.fk, 100, 2);	/* threads 100, 101 */
 	x = mkdir_ok(&e, e.top[0], "x");	/* cpu,cpuacct */
 	y = mkdir_ok(&e, e.top[1], "y");	/* cpuset */
@@ -581,7 +446,7 @@ static void test_two_hierarchies_exit(void)
 	struct env e;
 	uint64_t x, y;
 
-	env_setup(&e, true);
+	env_setup_full(&e, true, true);
 	fake_kf_add_process(e.fk, 100, 1);
 	x = mkdir_ok(&e, e.top[0], "x");
 	y = mkdir_ok(&e, e.top[1], "y");

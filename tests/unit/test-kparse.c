@@ -13,6 +13,7 @@
 
 #include "cpumask.h"
 #include "kparse.h"
+#include "test-env.h"
 
 /* A case that does not give what the kernel gives fails the test with
  * its input (escaped, on one line) and the test goes on, so that one run
@@ -21,22 +22,6 @@ static char *esc(const char *in)
 {
 	return g_strescape(in, NULL);
 }
-
-#define FAILF(...)								\
-	do {									\
-		char *m_ = g_strdup_printf(__VA_ARGS__);			\
-		g_test_message("FAIL: %s", m_);					\
-		g_test_fail_printf("%s", m_);					\
-		g_free(m_);							\
-	} while (0)
-
-#define EXPECT_INT(got, want, fmt, ...)						\
-	do {									\
-		long long got_ = (long long)(got), want_ = (long long)(want);	\
-		if (got_ != want_)						\
-			FAILF(fmt ": got %lld, want %lld", __VA_ARGS__,		\
-			      got_, want_);						\
-	} while (0)
 
 /* ---- kstrtoull ---------------------------------------------------------- */
 
