@@ -35,13 +35,15 @@ static const struct fuse_opt cgfused_opts[] = {
 	FUSE_OPT_END
 };
 
-static bool is_controller(const char *name, size_t len)
+/* The index in cgfused_controllers of the controller named name[0..len),
+ * or -1. */
+static int controller_index(const char *name, size_t len)
 {
-	for (unsigned i = 0; cgfused_controllers[i]; i++)
+	for (int i = 0; cgfused_controllers[i]; i++)
 		if (strlen(cgfused_controllers[i]->name) == len &&
 		    strncmp(cgfused_controllers[i]->name, name, len) == 0)
-			return true;
-	return false;
+			return i;
+	return -1;
 }
 
 /* libfuse splits -o at commas, so "-o controllers=cpu,cpuacct:cpuset"
@@ -52,7 +54,7 @@ static bool is_controller_list(const char *arg)
 	for (const char *p = arg; *p;) {
 		size_t len = strcspn(p, ":");
 
-		if (!is_controller(p, len))
+		if (controller_index(p, len) < 0)
 			return false;
 		p += len + (p[len] == ':');
 	}
@@ -104,12 +106,9 @@ static GArray *parse_hierarchies(const char *list)
 		unsigned mask = 0;
 
 		for (char **n = names; *n; n++) {
-			unsigned i;
+			int i = controller_index(*n, strlen(*n));
 
-			for (i = 0; cgfused_controllers[i]; i++)
-				if (strcmp(cgfused_controllers[i]->name, *n) == 0)
-					break;
-			if (!cgfused_controllers[i]) {
+			if (i < 0) {
 				fprintf(stderr, "cgfused: unknown controller '%s' in controllers=%s "
 					"(known: cpu, cpuacct, cpuset)\n", *n, list);
 				goto fail;
