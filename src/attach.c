@@ -83,6 +83,8 @@ static void sort_unique(GArray *ids, guint start)
 {
 	guint n = start;
 
+	if (ids->len - start < 2)
+		return;		/* and an empty GArray's data may be NULL */
 	qsort(&g_array_index(ids, pid_t, start), ids->len - start, sizeof(pid_t), cmp_pid);
 	for (guint i = start; i < ids->len; i++)
 		if (n == start || g_array_index(ids, pid_t, i) != g_array_index(ids, pid_t, n - 1))

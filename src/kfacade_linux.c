@@ -141,21 +141,25 @@ static int linux_task_events(struct kfacade *kf, struct task_event *out, unsigne
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
 		     h = NLMSG_NEXT(h, len)) {
 			struct cn_msg *msg = NLMSG_DATA(h);
-			struct proc_event *ev = (struct proc_event *)msg->data;
+			struct proc_event ev = { 0 };
 
 			if (h->nlmsg_type != NLMSG_DONE || msg->id.idx != CN_IDX_PROC)
 				continue;
-			if (n == max)
-				break;	/* cannot happen: one event per message */
-			if (ev->what == PROC_EVENT_EXIT)
+			if (n == max) {
+				lost = true;	/* the connector sends one per message */
+				break;
+			}
+			/* The event sits 4-byte aligned in the message; it has u64s. */
+			memcpy(&ev, msg->data, MIN(msg->len, sizeof(ev)));
+			if (ev.what == PROC_EVENT_EXIT)
 				out[n++] = (struct task_event){ TASK_EVENT_EXIT,
-					ev->event_data.exit.process_pid,
-					ev->event_data.exit.process_tgid, 0 };
-			else if (ev->what == PROC_EVENT_FORK)
+					ev.event_data.exit.process_pid,
+					ev.event_data.exit.process_tgid, 0 };
+			else if (ev.what == PROC_EVENT_FORK)
 				out[n++] = (struct task_event){ TASK_EVENT_FORK,
-					ev->event_data.fork.child_pid,
-					ev->event_data.fork.child_tgid,
-					ev->event_data.fork.parent_pid };
+					ev.event_data.fork.child_pid,
+					ev.event_data.fork.child_tgid,
+					ev.event_data.fork.parent_pid };
 		}
 	}
 	return lost ? -EOVERFLOW : (int)n;
