@@ -405,7 +405,6 @@ static void cgfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	/* Size 0 but content: bypass the page cache. No FLUSH round trip. */
 	fi->direct_io = 1;
 	fi->noflush = 1;
-	fi->nonseekable = 0;
 	if (fuse_reply_open(req, fi) == -ENOENT) {	/* interrupted: no release comes */
 		g_mutex_clear(&of->lock);
 		g_free(of);
