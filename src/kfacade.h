@@ -41,6 +41,9 @@ struct kfacade_ops {
 	 * be reused, so a core that asks before each operation sees children
 	 * in their groups and never mistakes a new thread for an old one. */
 	int (*task_events)(struct kfacade *kf, struct task_event *ev, unsigned max);
+	/* A descriptor that polls readable when task_events() has something,
+	 * or -1 if there is none to wait on. */
+	int (*event_fd)(struct kfacade *kf);
 	/* Whether the thread with this identity still lives. */
 	bool (*task_alive)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
 	/* Every thread id of the process that thread tid belongs to. */

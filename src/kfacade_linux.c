@@ -228,6 +228,11 @@ static const char *linux_online_mems(struct kfacade *kf)
 	return to_linux(kf)->online_mems;
 }
 
+static int linux_event_fd(struct kfacade *kf)
+{
+	return to_linux(kf)->nl;
+}
+
 static unsigned linux_nr_cpu_ids(struct kfacade *kf)
 {
 	return to_linux(kf)->nr_cpu_ids;
@@ -237,6 +242,7 @@ static const struct kfacade_ops linux_ops = {
 	.task_open = linux_task_open,
 	.task_close = linux_task_close,
 	.task_events = linux_task_events,
+	.event_fd = linux_event_fd,
 	.task_alive = linux_task_alive,
 	.thread_ids = linux_thread_ids,
 	.all_tasks = linux_all_tasks,

@@ -19,6 +19,7 @@
 #include "ctl/ctl.h"
 #include "fs.h"
 #include "mountpoint.h"
+#include "task_watch.h"
 
 #define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
 
@@ -166,6 +167,7 @@ int main(int argc, char *argv[])
 	struct fuse_session *se = NULL;
 	struct kfacade *kf = NULL;
 	struct cg_core *core = NULL;
+	struct task_watch *watch;
 	GArray *masks = NULL;
 	bool created = false;
 	int ret = 1;
@@ -220,7 +222,9 @@ int main(int argc, char *argv[])
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
 		goto out_signals;
 	fuse_daemonize(opts.foreground);
+	watch = task_watch_start(core);	/* after the fork of daemonizing */
 	ret = run_session(se, &opts);
+	task_watch_stop(watch);
 	/* libfuse returns the signal that ended the loop: a requested stop. */
 	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
 	fuse_session_unmount(se);

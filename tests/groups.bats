@@ -646,3 +646,65 @@ check_listing() {
 	run cat g/notify_on_release
 	assert_output 1
 }
+
+# ---- the release agent ---------------------------------------------------------
+# The kernel runs the hierarchy's release_agent with the group's path (from
+# the hierarchy's root) when a group with notify_on_release loses its last
+# task and child (Documentation/admin-guide/cgroup-v1/cgroups.rst). The agent
+# here appends its argument to $CG_TMP/released.
+
+make_agent() {
+	printf '#!/bin/sh\necho "$1" >> "%s/released"\n' "$CG_TMP" >"$CG_TMP/agent"
+	chmod +x "$CG_TMP/agent"
+	echo "$CG_TMP/agent" >release_agent
+}
+
+# wait_released PATH: until the agent has reported PATH (at most 10 s).
+wait_released() {
+	local i
+	for i in $(seq 100); do
+		grep -qx -- "$1" "$CG_TMP/released" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	echo "the agent did not report $1; it reported: $(cat "$CG_TMP/released" 2>/dev/null)" >&2
+	return 1
+}
+
+@test "release_agent runs with the group's path when its last task exits, untouched" {
+	make_agent
+	mkdir -p a/b
+	echo 1 >a/b/notify_on_release
+	cg_sleeper P
+	echo "$P" >a/b/tasks
+	kill -KILL "$P"	# TERM can race the child's exec of sleep
+	# Nothing touches the mount until the agent has run: the daemon learns
+	# of the exit by itself.
+	wait_released /a/b
+	run cat "$CG_TMP/released"
+	assert_output /a/b
+}
+
+@test "release_agent runs for a group when its last child group is removed" {
+	make_agent
+	mkdir -p a/b
+	echo 1 >a/notify_on_release
+	rmdir a/b
+	wait_released /a
+}
+
+@test "release_agent does not run for a group without notify_on_release" {
+	make_agent
+	mkdir quiet loud
+	echo 1 >loud/notify_on_release
+	cg_sleeper P
+	cg_sleeper Q
+	echo "$P" >quiet/tasks
+	echo "$Q" >loud/tasks
+	kill -KILL "$P"
+	run cat quiet/tasks	# the exit is taken in: quiet is empty now
+	assert_output ''
+	kill -KILL "$Q"
+	wait_released /loud
+	run cat "$CG_TMP/released"
+	assert_output /loud
+}

@@ -187,10 +187,17 @@ static unsigned fake_nr_cpu_ids(struct kfacade *kf)
 	return FAKE_KF_NR_CPU_IDS;
 }
 
+static int fake_event_fd(struct kfacade *kf)
+{
+	(void)kf;
+	return -1;	/* the tests take events in through file operations */
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
 	.task_events = fake_task_events,
+	.event_fd = fake_event_fd,
 	.task_alive = fake_task_alive,
 	.thread_ids = fake_thread_ids,
 	.all_tasks = fake_all_tasks,
