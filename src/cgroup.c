@@ -145,34 +145,22 @@ static void add_file(struct cg_root *root, const struct cftype *cft,
 	g_ptr_array_add(root->files, f);
 }
 
-/* init_css_set holds every hierarchy's root css: rebuilt when one is added. */
-static void rebuild_init_css_set(struct cg_core *core)
+/* init_css_set holds every hierarchy's root css: made anew when a hierarchy
+ * is added, before any task is tracked. Called locked, before root joins
+ * core->roots, so that the old one is released from the roots it knows. */
+static void add_root(struct cg_core *core, struct cg_root *root)
 {
 	struct css *subsys[CG_MAX_SUBSYS] = { 0 };
 
 	g_assert(g_hash_table_size(core->tasks) == 0);
-	for (unsigned r = 0; r < core->roots->len; r++) {
-		struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-		for (unsigned i = 0; i < core->nr_subsys; i++)
-			if (root->subsys_mask & (1u << i))
-				subsys[i] = root->top->subsys[i];
-	}
 	if (core->init_css_set) {
-		/* Unlink it from the roots it knows; the new root has none. */
-		struct css_set *old = core->init_css_set;
-
-		for (unsigned r = 0; r + 1 < core->roots->len; r++) {
-			struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-			g_queue_delete_link(&root->top->csets, old->cgrp_link[r]);
-		}
-		g_hash_table_remove(core->css_sets, old);
-		for (unsigned i = 0; i < CG_MAX_SUBSYS; i++)
-			if (old->subsys[i])
-				css_put(old->subsys[i]);
-		g_free(old);
+		memcpy(subsys, core->init_css_set->subsys, sizeof(subsys));
+		put_css_set(core, core->init_css_set);	/* the core's own, last ref */
 	}
+	for (unsigned i = 0; i < core->nr_subsys; i++)
+		if (root->subsys_mask & (1u << i))
+			subsys[i] = root->top->subsys[i];
+	g_ptr_array_add(core->roots, root);
 	core->init_css_set = find_css_set(core, subsys);
 }
 
@@ -200,8 +188,7 @@ struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clo
 	root->top = cgroup_create(root, NULL, "");
 	if (clone_children)
 		root->top->flags |= CGRP_CPUSET_CLONE_CHILDREN;
-	g_ptr_array_add(core->roots, root);
-	rebuild_init_css_set(core);
+	add_root(core, root);
 	g_mutex_unlock(&core->lock);
 	return root;
 }

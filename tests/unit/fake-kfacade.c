@@ -25,7 +25,6 @@ struct fake_kf {
 	bool lost;		/* exit reports were dropped: say so once */
 	guint64 next_ino;
 	unsigned bad_closes;
-	unsigned opens_total;
 };
 
 static struct fake_kf *to_fake(struct kfacade *kf)
@@ -62,7 +61,6 @@ static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 		g_hash_table_insert(fk->opens, &o->ino, o);
 		id->ino = t->ino;
 		id->tgid = t->tgid;
-		fk->opens_total++;
 	}
 	g_mutex_unlock(&fk->lock);
 	return ret;
@@ -272,13 +270,6 @@ static void exit_locked(struct fake_kf *fk, pid_t tid)
 	g_hash_table_remove(fk->threads, GINT_TO_POINTER(tid));
 }
 
-void fake_kf_add_thread(struct fake_kf *fk, pid_t tid, pid_t tgid)
-{
-	g_mutex_lock(&fk->lock);
-	add_locked(fk, tid, tgid, false);
-	g_mutex_unlock(&fk->lock);
-}
-
 void fake_kf_add_process(struct fake_kf *fk, pid_t tgid, unsigned nthreads)
 {
 	g_mutex_lock(&fk->lock);
@@ -321,16 +312,6 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid)
 	g_mutex_unlock(&fk->lock);
 }
 
-bool fake_kf_alive(struct fake_kf *fk, pid_t tid)
-{
-	bool alive;
-
-	g_mutex_lock(&fk->lock);
-	alive = g_hash_table_contains(fk->threads, GINT_TO_POINTER(tid));
-	g_mutex_unlock(&fk->lock);
-	return alive;
-}
-
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid)
 {
 	struct fake_thread *t;
@@ -367,16 +348,6 @@ unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid)
 	return n;
 }
 
-unsigned fake_kf_bad_closes(struct fake_kf *fk)
-{
-	unsigned n;
-
-	g_mutex_lock(&fk->lock);
-	n = fk->bad_closes;
-	g_mutex_unlock(&fk->lock);
-	return n;
-}
-
 unsigned fake_kf_pending_exits(struct fake_kf *fk)
 {
 	unsigned n = 0;
@@ -384,16 +355,6 @@ unsigned fake_kf_pending_exits(struct fake_kf *fk)
 	g_mutex_lock(&fk->lock);
 	for (GList *l = fk->pending.head; l; l = l->next)
 		n += ((struct task_event *)l->data)->what == TASK_EVENT_EXIT;
-	g_mutex_unlock(&fk->lock);
-	return n;
-}
-
-unsigned fake_kf_opens_total(struct fake_kf *fk)
-{
-	unsigned n;
-
-	g_mutex_lock(&fk->lock);
-	n = fk->opens_total;
 	g_mutex_unlock(&fk->lock);
 	return n;
 }

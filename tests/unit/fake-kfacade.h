@@ -27,9 +27,6 @@ void fake_kf_free(struct fake_kf *fk);
 /* The facade to hand to cg_core_new(). */
 struct kfacade *fake_kf_facade(struct fake_kf *fk);
 
-/* Adds a live user thread tid of process tgid (tid == tgid: the leader).
- * The tid must not be live already. */
-void fake_kf_add_thread(struct fake_kf *fk, pid_t tid, pid_t tgid);
 /* Adds a process of nthreads threads, tids tgid .. tgid + nthreads - 1. */
 void fake_kf_add_process(struct fake_kf *fk, pid_t tgid, unsigned nthreads);
 /* Adds a kernel thread (its own process; the core may not move it). */
@@ -49,20 +46,13 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
  * (-EOVERFLOW), as the proc connector does when its buffer overruns. */
 void fake_kf_lose_exits(struct fake_kf *fk);
 
-/* Whether tid is a live thread. */
-bool fake_kf_alive(struct fake_kf *fk, pid_t tid);
 /* The identity (inode) of the live thread tid, 0 if none. */
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);
 /* How many identities are open now (task_open minus task_close). */
 unsigned fake_kf_open_count(struct fake_kf *fk);
 /* How many of the open identities belong to thread tid (0 or 1 normally). */
 unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid);
-/* How many times task_close was given an identity that was not open (a
- * double close, or one never opened): always 0 for a correct core. */
-unsigned fake_kf_bad_closes(struct fake_kf *fk);
 /* How many exit reports are waiting for ->task_events(). */
 unsigned fake_kf_pending_exits(struct fake_kf *fk);
-/* Total calls of ->task_open() that succeeded. */
-unsigned fake_kf_opens_total(struct fake_kf *fk);
 
 #endif
