@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include "alloc.h"
 #include "css_set.h"
 #include "task.h"
 
@@ -47,6 +48,11 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup)
 	}
 	if (ret == 0 && tasks->len == 0)
 		ret = -ESRCH;
+	/* A task the daemon may not reschedule is refused, not ignored (the
+	 * kernel checks the leader once for a whole thread group). */
+	if (ret == 0)
+		ret = core->kf->ops->may_manage(core->kf,
+						((struct task *)g_ptr_array_index(tasks, 0))->tid);
 
 	for (unsigned i = 0; ret == 0 && i < core->nr_subsys; i++) {
 		const struct cgroup_subsys *ss = core->subsys[i];
@@ -60,9 +66,15 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup)
 			struct task *t = g_ptr_array_index(tasks, i);
 			struct css_set *cset = css_set_for_move(core, t->cset, dst);
 
+			/* What it ran so far stays with the groups it ran in. */
+			if (t->cset != core->init_css_set)
+				task_account(core, t);
 			task_set_css_set(core, t, cset);
 			put_css_set(core, cset);
+			if (cset == core->init_css_set)
+				alloc_task_restore(core->alloc, t);	/* unmanaged again */
 		}
+		alloc_kick(core->alloc);
 	}
 	drop_untracked(core, created);
 	g_ptr_array_unref(created);

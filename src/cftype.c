@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "cgroup.h"
 #include "kparse.h"
 #include "task.h"
@@ -93,6 +94,8 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 			ret = -EINVAL;	/* root may open a 0444 file for writing */
 		}
 	}
+	if (ret == 0)
+		alloc_kick(core->alloc);	/* shares, cpus: applied soon */
 	g_mutex_unlock(&core->lock);
 	g_free(copy);
 	return ret < 0 ? ret : (ssize_t)len;

@@ -25,6 +25,7 @@
 struct cg_core;
 struct cg_root;
 struct cgroup;
+struct allocator;
 struct css_set;
 struct task;
 
@@ -50,6 +51,12 @@ struct cgroup_subsys {
 	/* May veto moving tasks into css: 0 or -errno (e.g. cpuset's ENOSPC). */
 	int (*can_attach)(struct css *css);
 	const struct cftype *files;	/* terminated by an entry with name NULL */
+	/* For the allocator: the CFS weight (cpu.shares) of the css's group. */
+	uint64_t (*weight)(struct css *css);
+	/* For the allocator: the CPUs the css's tasks may run on. */
+	const struct cpumask *(*cpus)(struct css *css);
+	/* Accounting: a member thread ran for delta, on CPU delta->cpu. */
+	void (*charge)(struct css *css, const struct task_cputime *delta);
 };
 
 /* Bits of cgroup->flags, as in the kernel. */
@@ -104,7 +111,9 @@ struct cg_core {
 	GHashTable *css_sets;		/* struct css_set * (itself the key) */
 	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
 	GHashTable *tasks;		/* tid -> struct task * */
+	uint64_t nr_resyncs;		/* times task reports were lost */
 	struct kfacade *kf;
+	struct allocator *alloc;	/* NULL: settings are not applied */
 };
 
 /* Creating the model. A hierarchy binds the controllers named in subsys_mask

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 
+#include "alloc.h"
 #include "attach.h"
 #include "kparse.h"
 #include "release_agent.h"
@@ -93,6 +94,21 @@ static int sane_behavior_show(struct css *css, const struct cftype *cft, GString
 	return 0;
 }
 
+/* What cgfused itself is doing: not a kernel file. */
+static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct cg_core *core = css->cgroup->root->core;
+
+	(void)cft;
+	task_catch_up(core);
+	g_string_append_printf(out, "tracked_tasks %u\ncss_sets %u\nlost_event_resyncs %"
+			       G_GUINT64_FORMAT "\n", g_hash_table_size(core->tasks),
+			       g_hash_table_size(core->css_sets), core->nr_resyncs);
+	if (core->alloc)
+		alloc_stat_show(core->alloc, out);
+	return 0;
+}
+
 /* In the kernel's order. The flag files name their flag in .private. */
 static const struct cftype cgroup_core_files[] = {
 	{ .name = "cgroup.procs", .seq_show = procs_seq_show, .write = cgroup_procs_write },
@@ -105,6 +121,7 @@ static const struct cftype cgroup_core_files[] = {
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "release_agent", .flags = CFTYPE_ONLY_ON_ROOT,
 	  .seq_show = release_agent_show, .write = release_agent_write },
+	{ .name = "cgfused.stat", .flags = CFTYPE_ONLY_ON_ROOT, .seq_show = cgfused_stat_show },
 	{ 0 }
 };
 

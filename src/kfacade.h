@@ -9,11 +9,21 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "cpumask.h"
+
 /* What identifies one thread for as long as it lives, even when its id is
  * reused later: the pidfs inode of a pidfd of it (see KERNEL-NOTES.md). */
 struct task_ident {
 	uint64_t ino;		/* pidfs inode: unique per struct pid */
 	pid_t tgid;
+};
+
+/* A thread's CPU use so far. */
+struct task_cputime {
+	uint64_t run_ns;	/* time on a CPU (schedstat: exact) */
+	uint64_t wait_ns;	/* time runnable on a run queue, waiting */
+	uint64_t utime, stime;	/* user and system time, USER_HZ ticks */
+	int cpu;		/* the CPU it last ran on */
 };
 
 /* What the kernel says happened to a thread. */
@@ -22,6 +32,21 @@ struct task_event {
 	pid_t tid;		/* the new or exited thread */
 	pid_t tgid;		/* its process */
 	pid_t parent;		/* FORK of a process: the forking thread */
+	bool final_valid;	/* EXIT: final holds the thread's last figures */
+	struct task_cputime final;
+};
+
+/* Where a thread came from, to tell whether it was born inside a group. */
+struct task_origin {
+	pid_t tgid, ppid;
+	uint64_t start_ns;	/* boot-time clock, at /proc's tick granularity */
+};
+
+/* The whole system's CPU use (the root cgroup's cpuacct), per CPU. */
+struct system_cputime {
+	unsigned nr_cpus;
+	uint64_t run_ns[CPUMASK_BITS];
+	uint64_t user_ns[CPUMASK_BITS], system_ns[CPUMASK_BITS];
 };
 
 struct kfacade;
@@ -56,6 +81,30 @@ struct kfacade_ops {
 	const char *(*online_mems)(struct kfacade *kf);
 	/* How many CPU numbers the kernel knows (possible CPUs). */
 	unsigned (*nr_cpu_ids)(struct kfacade *kf);
+
+	/* Accounting and the allocator's levers. 0 or -errno (-ESRCH once
+	 * the thread is gone). */
+	int (*task_cputime)(struct kfacade *kf, pid_t tgid, pid_t tid,
+			    struct task_cputime *out);
+	/* The CPU time of a whole process, one cheap call: when it has not
+	 * moved, none of its threads ran and none needs reading. */
+	int (*process_cputime)(struct kfacade *kf, pid_t tgid, uint64_t *ns);
+	int (*task_origin)(struct kfacade *kf, pid_t tid, struct task_origin *out);
+	uint64_t (*boottime_ns)(struct kfacade *kf);
+	int (*system_cputime)(struct kfacade *kf, struct system_cputime *out);
+	/* Whether this daemon may change the thread's scheduling at all
+	 * (-EACCES if not: another user's task without privilege). */
+	int (*may_manage)(struct kfacade *kf, pid_t tid);
+	/* Whether nice values may be lowered (CAP_SYS_NICE). */
+	bool (*may_lower_nice)(struct kfacade *kf);
+	int (*get_nice)(struct kfacade *kf, pid_t tid, int *nice);
+	int (*set_nice)(struct kfacade *kf, pid_t tid, int nice);
+	int (*get_affinity)(struct kfacade *kf, pid_t tid, struct cpumask *mask);
+	int (*set_affinity)(struct kfacade *kf, pid_t tid, const struct cpumask *mask);
+	/* The session autogroup a thread is in (/proc/PID/autogroup) and its
+	 * nice, and setting that nice (which weighs the whole session). */
+	int (*get_autogroup)(struct kfacade *kf, pid_t tid, int *id, int *nice);
+	int (*set_autogroup_nice)(struct kfacade *kf, pid_t tid, int nice);
 };
 
 struct kfacade {

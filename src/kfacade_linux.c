@@ -4,6 +4,8 @@
 #include "kfacade.h"
 
 #include "cpumask.h"
+#include "kfacade_sched.h"
+#include "task_cputime.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -152,14 +154,18 @@ static int linux_task_events(struct kfacade *kf, struct task_event *out, unsigne
 			/* The event sits 4-byte aligned in the message; it has u64s. */
 			memcpy(&ev, msg->data, MIN(msg->len, sizeof(ev)));
 			if (ev.what == PROC_EVENT_EXIT)
-				out[n++] = (struct task_event){ TASK_EVENT_EXIT,
-					ev.event_data.exit.process_pid,
-					ev.event_data.exit.process_tgid, 0 };
+				out[n++] = (struct task_event){
+					.what = TASK_EVENT_EXIT,
+					.tid = ev.event_data.exit.process_pid,
+					.tgid = ev.event_data.exit.process_tgid,
+				};
 			else if (ev.what == PROC_EVENT_FORK)
-				out[n++] = (struct task_event){ TASK_EVENT_FORK,
-					ev.event_data.fork.child_pid,
-					ev.event_data.fork.child_tgid,
-					ev.event_data.fork.parent_pid };
+				out[n++] = (struct task_event){
+					.what = TASK_EVENT_FORK,
+					.tid = ev.event_data.fork.child_pid,
+					.tgid = ev.event_data.fork.child_tgid,
+					.parent = ev.event_data.fork.parent_pid,
+				};
 		}
 	}
 	return lost ? -EOVERFLOW : (int)n;
@@ -238,6 +244,60 @@ static unsigned linux_nr_cpu_ids(struct kfacade *kf)
 	return to_linux(kf)->nr_cpu_ids;
 }
 
+static int linux_task_cputime(struct kfacade *kf, pid_t tgid, pid_t tid,
+			      struct task_cputime *out)
+{
+	struct proc_task_cputime ct;
+	int ret;
+
+	(void)kf;
+	ret = task_cputime_read(tgid, tid, &ct);
+	if (ret < 0)
+		return ret;
+	*out = (struct task_cputime){ ct.run_ns, ct.wait_ns, ct.utime_ticks, ct.stime_ticks,
+				      ct.processor };
+	return 0;
+}
+
+static int linux_task_origin(struct kfacade *kf, pid_t tid, struct task_origin *out)
+{
+	struct proc_task_cputime ct;
+	char path[64], *data = NULL, *line;
+	int ret = -ESRCH;
+
+	(void)kf;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (!g_file_get_contents(path, &data, NULL, NULL))
+		return -ESRCH;
+	if ((line = strstr(data, "\nTgid:")) && sscanf(line + 6, "%d", &out->tgid) == 1 &&
+	    (line = strstr(data, "\nPPid:")) && sscanf(line + 6, "%d", &out->ppid) == 1)
+		ret = task_stat_read(out->tgid, tid, &ct);
+	g_free(data);
+	if (ret == 0)
+		out->start_ns = ct.starttime * (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+	return ret;
+}
+
+static int linux_system_cputime(struct kfacade *kf, struct system_cputime *out)
+{
+	struct cpu_times *cpus;
+	unsigned n = MIN(to_linux(kf)->nr_cpu_ids, CPUMASK_BITS);
+	uint64_t tick_ns = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
+	bool exact;
+	int ret;
+
+	cpus = g_new0(struct cpu_times, n);
+	ret = cpu_times_read(cpus, n, &exact);
+	out->nr_cpus = n;
+	for (unsigned c = 0; ret == 0 && c < n; c++) {
+		out->run_ns[c] = cpus[c].run_ns;
+		out->user_ns[c] = cpus[c].user_ticks * tick_ns;
+		out->system_ns[c] = cpus[c].system_ticks * tick_ns;
+	}
+	g_free(cpus);
+	return ret;
+}
+
 static const struct kfacade_ops linux_ops = {
 	.task_open = linux_task_open,
 	.task_close = linux_task_close,
@@ -249,6 +309,19 @@ static const struct kfacade_ops linux_ops = {
 	.online_cpus = linux_online_cpus,
 	.online_mems = linux_online_mems,
 	.nr_cpu_ids = linux_nr_cpu_ids,
+	.task_cputime = linux_task_cputime,
+	.process_cputime = ksched_process_cputime,
+	.task_origin = linux_task_origin,
+	.boottime_ns = ksched_boottime_ns,
+	.system_cputime = linux_system_cputime,
+	.may_manage = ksched_may_manage,
+	.may_lower_nice = ksched_may_lower_nice,
+	.get_nice = ksched_get_nice,
+	.set_nice = ksched_set_nice,
+	.get_affinity = ksched_get_affinity,
+	.set_affinity = ksched_set_affinity,
+	.get_autogroup = ksched_get_autogroup,
+	.set_autogroup_nice = ksched_set_autogroup_nice,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */

@@ -19,6 +19,8 @@
 #include "ctl/ctl.h"
 #include "fs.h"
 #include "mountpoint.h"
+#include "alloc.h"
+#include "alloc_thread.h"
 #include "task_watch.h"
 
 #define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
@@ -168,6 +170,7 @@ int main(int argc, char *argv[])
 	struct kfacade *kf = NULL;
 	struct cg_core *core = NULL;
 	struct task_watch *watch;
+	struct alloc_thread *alloc_thread;
 	GArray *masks = NULL;
 	bool created = false;
 	int ret = 1;
@@ -213,6 +216,7 @@ int main(int argc, char *argv[])
 	core = cg_core_new(cgfused_controllers, nr, kf);
 	for (guint i = 0; i < masks->len; i++)
 		cg_root_new(core, g_array_index(masks, unsigned, i), conf.clone_children);
+	alloc_new(core);
 
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);
 	if (!se)
@@ -222,9 +226,13 @@ int main(int argc, char *argv[])
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
 		goto out_signals;
 	fuse_daemonize(opts.foreground);
-	watch = task_watch_start(core);	/* after the fork of daemonizing */
+	/* Threads after the fork of daemonizing. */
+	watch = task_watch_start(core);
+	alloc_thread = alloc_thread_start(core->alloc);
 	ret = run_session(se, &opts);
+	alloc_thread_stop(alloc_thread);
 	task_watch_stop(watch);
+	alloc_free(core->alloc);	/* managed threads get their own nice back */
 	/* libfuse returns the signal that ended the loop: a requested stop. */
 	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
 	fuse_session_unmount(se);

@@ -7,11 +7,26 @@
 #include "cgroup.h"
 #include "css_set.h"
 
+/* What the allocator keeps per thread (src/alloc.c). */
+struct task_sched {
+	bool seen;			/* orig_* and autogroup were read */
+	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
+	int orig_nice, nice;		/* nice: the value it has now */
+	struct cpumask orig_cpus, cpus;
+	int autogroup;			/* session autogroup id */
+	bool sampled;			/* run_ns/wait_ns/at_ns hold a sample */
+	bool runnable;
+	uint64_t run_ns, wait_ns, at_ns;
+};
+
 struct task {
 	pid_t tid;
 	struct task_ident ident;
 	struct css_set *cset;
 	GList *cset_node;		/* our node in cset->tasks */
+	uint64_t joined_ns;		/* boot time when it joined cset */
+	struct task_cputime charged;	/* its figures up to which it was charged */
+	struct task_sched sched;
 };
 
 /* The tracked task with this id, or NULL (it is then in init_css_set). */
@@ -20,6 +35,20 @@ struct task *task_lookup(struct cg_core *core, pid_t tid);
 /* The tracked task, or a new one in init_css_set for a live thread.
  * -ESRCH/-EINVAL from the facade. *created tells which. */
 int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created);
+
+/* Charges what the thread ran since it was last charged (now: its figures
+ * at this moment) to the cgroups of its css_set, through each controller's
+ * charge method; the root's figures come from the whole system, so a thread
+ * in init_css_set is only re-based. Figures older than the last charge
+ * (a sample taken before a move) are ignored. */
+void task_charge(struct cg_core *core, struct task *t, const struct task_cputime *now);
+
+/* Samples the thread and charges it; false if it could not be read. */
+bool task_account(struct cg_core *core, struct task *t);
+
+/* Accounts every thread in the cgroups of a subtree (before its figures
+ * are read). */
+void task_account_subtree(struct cgroup *cgrp);
 
 /* Moves a task into cset (referenced by the caller, who keeps its ref). */
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset);

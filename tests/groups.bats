@@ -18,8 +18,11 @@ teardown() {
 # Files every group of the default hierarchy (cpu,cpuacct,cpuset) has.
 GROUP_FILES=(cgroup.procs cgroup.clone_children notify_on_release tasks
 	cpu.shares cpu.cfs_period_us cpu.cfs_quota_us cpu.stat
-	cpuset.cpus cpuset.mems cpuset.effective_cpus cpuset.effective_mems)
-ROOT_ONLY_FILES=(release_agent cgroup.sane_behavior)
+	cpuset.cpus cpuset.mems cpuset.effective_cpus cpuset.effective_mems
+	cpuacct.usage cpuacct.usage_user cpuacct.usage_sys cpuacct.usage_percpu
+	cpuacct.usage_percpu_user cpuacct.usage_percpu_sys cpuacct.usage_all cpuacct.stat)
+# cgfused.stat is cgfused's own (what the allocator does), not the kernel's.
+ROOT_ONLY_FILES=(release_agent cgroup.sane_behavior cgfused.stat)
 # Names the kernel also shows there (docs/kernel-oracle.md, readdir) that
 # cgfused may add later: allowed in a listing, never required.
 KERNEL_EXTRA_FILES=(cpu.cfs_burst_us cpu.idle cpu.stat.local cpu.rt_runtime_us
@@ -51,7 +54,7 @@ check_listing() {
 		fi
 	done
 	for name in "${!count[@]}"; do
-		[[ $name == . || $name == .. || $name == cpuacct.* ]] && continue
+		[[ $name == . || $name == .. ]] && continue
 		if [[ -z ${allowed[$name]:-} ]]; then
 			echo "$dir: unexpected entry '$name'" >&2
 			bad=1
@@ -512,6 +515,8 @@ check_listing() {
 	for f in "${GROUP_FILES[@]}"; do
 		case $f in
 		cpu.stat | cpuset.effective_cpus | cpuset.effective_mems) want=444 ;;
+		cpuacct.usage) want=644 ;;
+		cpuacct.*) want=444 ;;
 		*) want=644 ;;
 		esac
 		run stat -c '%n %F %a %h %s %b %o %u:%g' "g/$f"
@@ -519,8 +524,8 @@ check_listing() {
 		run stat -c '%n %F %a %h %s' "$f"
 		assert_output "$f regular empty file $want 1 0"
 	done
-	run stat -c '%n %a %s' release_agent cgroup.sane_behavior
-	assert_output $'release_agent 644 0\ncgroup.sane_behavior 444 0'
+	run stat -c '%n %a %s' release_agent cgroup.sane_behavior cgfused.stat
+	assert_output $'release_agent 644 0\ncgroup.sane_behavior 444 0\ncgfused.stat 444 0'
 	run cat g/cpu.shares
 	assert_output 1024
 	run stat -c '%s' g/cpu.shares

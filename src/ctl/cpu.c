@@ -1,7 +1,8 @@
 /* cpu: CFS group weight (cpu.shares) and bandwidth (cpu.cfs_period_us,
  * cpu.cfs_quota_us), with the kernel's parsing, clamping and checks
- * (kernel/sched/core.c). Bandwidth is stored and validated; nothing is
- * throttled yet, so cpu.stat's counters are truly zero. */
+ * (kernel/sched/core.c). The allocator (src/alloc.c) makes the shares
+ * real. Bandwidth is stored and validated; nothing is throttled, so
+ * cpu.stat's counters are truly zero. */
 #include <errno.h>
 
 #include "ctl.h"
@@ -71,6 +72,12 @@ static int cpu_shares_write_u64(struct css *css, const struct cftype *cft, uint6
 		       MAX_SHARES << SCHED_FIXEDPOINT_SHIFT);
 	css_tg(css)->shares = shares;
 	return 0;
+}
+
+/* The allocator weighs a group by its shares, as CFS weighs its entity. */
+static uint64_t cpu_weight(struct css *css)
+{
+	return cpu_shares_read_u64(css, NULL);
 }
 
 static uint64_t to_ratio(uint64_t period, uint64_t runtime)
@@ -217,4 +224,5 @@ const struct cgroup_subsys cpu_cgrp_subsys = {
 	.css_alloc = cpu_css_alloc,
 	.css_free = cpu_css_free,
 	.files = cpu_legacy_files,
+	.weight = cpu_weight,
 };

@@ -187,6 +187,12 @@ static int cpuset_can_attach(struct css *css)
 	return 0;
 }
 
+/* What the allocator gives member threads as their affinity. */
+static const struct cpumask *cpuset_cpus(struct css *css)
+{
+	return &css_cs(css)->effective_cpus;
+}
+
 static const struct cftype cpuset_legacy_files[] = {
 	{ .name = "cpus", .private = FILE_CPULIST,
 	  .seq_show = cpuset_common_seq_show, .write = cpuset_write_resmask },
@@ -206,4 +212,5 @@ const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.css_free = cpuset_css_free,
 	.can_attach = cpuset_can_attach,
 	.files = cpuset_legacy_files,
+	.cpus = cpuset_cpus,
 };

@@ -3,11 +3,16 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 struct fake_thread {
-	pid_t tid, tgid;
+	pid_t tid, tgid, ppid;
 	bool kthread;
 	guint64 ino;
+	uint64_t start_ns;
+	struct task_cputime cputime;
+	int nice, autogroup;
+	struct cpumask cpus;
 };
 
 /* One identity the core tracks (between task_open and task_close). */
@@ -25,6 +30,12 @@ struct fake_kf {
 	bool lost;		/* exit reports were dropped: say so once */
 	guint64 next_ino;
 	unsigned bad_closes;
+	uint64_t clock_ns;	/* the boot-time clock: +1 ms per new thread,
+				 * +50 ms per look at it */
+	uint64_t exited_run_ns;	/* the system's time of threads gone */
+	bool privileged;
+	GHashTable *ag_nice;	/* autogroup id -> nice */
+	struct fake_kf_calls calls;
 };
 
 static struct fake_kf *to_fake(struct kfacade *kf)
@@ -191,6 +202,188 @@ static int fake_event_fd(struct kfacade *kf)
 	return -1;	/* the tests take events in through file operations */
 }
 
+static struct fake_thread *lookup_locked(struct fake_kf *fk, pid_t tid)
+{
+	return tid > 0 ? g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid)) : NULL;
+}
+
+/* A copy of the live thread tid; false if there is none. */
+static bool thread_copy(struct fake_kf *fk, pid_t tid, struct fake_thread *out)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	if (t)
+		*out = *t;
+	g_mutex_unlock(&fk->lock);
+	return t != NULL;
+}
+
+static int fake_task_cputime(struct kfacade *kf, pid_t tgid, pid_t tid,
+			     struct task_cputime *out)
+{
+	struct fake_thread t;
+
+	if (!thread_copy(to_fake(kf), tid, &t) || t.tgid != tgid)
+		return -ESRCH;
+	*out = t.cputime;
+	return 0;
+}
+
+static int fake_process_cputime(struct kfacade *kf, pid_t tgid, uint64_t *ns)
+{
+	struct fake_kf *fk = to_fake(kf);
+	GHashTableIter iter;
+	struct fake_thread *t;
+	bool found = false;
+
+	*ns = 0;
+	g_mutex_lock(&fk->lock);
+	g_hash_table_iter_init(&iter, fk->threads);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
+		if (t->tgid == tgid) {
+			*ns += t->cputime.run_ns;
+			found = true;
+		}
+	}
+	g_mutex_unlock(&fk->lock);
+	return found ? 0 : -ESRCH;
+}
+
+static int fake_task_origin(struct kfacade *kf, pid_t tid, struct task_origin *out)
+{
+	struct fake_thread t;
+
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*out = (struct task_origin){ t.tgid, t.ppid, t.start_ns };
+	return 0;
+}
+
+static uint64_t fake_boottime_ns(struct kfacade *kf)
+{
+	struct fake_kf *fk = to_fake(kf);
+	uint64_t now;
+
+	g_mutex_lock(&fk->lock);
+	now = fk->clock_ns;
+	fk->clock_ns += 50000000;	/* time goes by between two looks */
+	g_mutex_unlock(&fk->lock);
+	return now;
+}
+
+/* The system's time: every thread's, live or gone, on its last CPU. */
+static int fake_system_cputime(struct kfacade *kf, struct system_cputime *out)
+{
+	struct fake_kf *fk = to_fake(kf);
+	GHashTableIter iter;
+	struct fake_thread *t;
+
+	memset(out, 0, sizeof(*out));
+	out->nr_cpus = FAKE_KF_NR_CPU_IDS;
+	g_mutex_lock(&fk->lock);
+	out->run_ns[0] = fk->exited_run_ns;
+	g_hash_table_iter_init(&iter, fk->threads);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+		out->run_ns[t->cputime.cpu] += t->cputime.run_ns;
+	g_mutex_unlock(&fk->lock);
+	return 0;
+}
+
+static int fake_may_manage(struct kfacade *kf, pid_t tid)
+{
+	(void)kf;
+	(void)tid;
+	return 0;
+}
+
+static bool fake_may_lower_nice(struct kfacade *kf)
+{
+	return to_fake(kf)->privileged;
+}
+
+static int fake_get_nice(struct kfacade *kf, pid_t tid, int *nice)
+{
+	struct fake_thread t;
+
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*nice = t.nice;
+	return 0;
+}
+
+/* As the kernel: unprivileged, nice may only go up. */
+static int fake_set_nice(struct kfacade *kf, pid_t tid, int nice)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	int ret = 0;
+
+	g_mutex_lock(&fk->lock);
+	fk->calls.nice++;
+	t = lookup_locked(fk, tid);
+	if (!t)
+		ret = -ESRCH;
+	else if (nice < t->nice && !fk->privileged)
+		ret = -EPERM;
+	else
+		t->nice = nice;
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
+static int fake_get_affinity(struct kfacade *kf, pid_t tid, struct cpumask *mask)
+{
+	struct fake_thread t;
+
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*mask = t.cpus;
+	return 0;
+}
+
+static int fake_set_affinity(struct kfacade *kf, pid_t tid, const struct cpumask *mask)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	fk->calls.affinity++;
+	t = lookup_locked(fk, tid);
+	if (t)
+		t->cpus = *mask;
+	g_mutex_unlock(&fk->lock);
+	return t ? 0 : -ESRCH;
+}
+
+static int fake_get_autogroup(struct kfacade *kf, pid_t tid, int *id, int *nice)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread t;
+
+	if (!thread_copy(fk, tid, &t))
+		return -ESRCH;
+	*id = t.autogroup;
+	*nice = fake_kf_autogroup_nice(fk, t.autogroup);
+	return 0;
+}
+
+static int fake_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	fk->calls.autogroup++;
+	t = lookup_locked(fk, tid);
+	if (t)
+		g_hash_table_insert(fk->ag_nice, GINT_TO_POINTER(t->autogroup),
+				    GINT_TO_POINTER(nice));
+	g_mutex_unlock(&fk->lock);
+	return t ? 0 : -ESRCH;
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
@@ -202,6 +395,19 @@ static const struct kfacade_ops fake_ops = {
 	.online_cpus = fake_online_cpus,
 	.online_mems = fake_online_mems,
 	.nr_cpu_ids = fake_nr_cpu_ids,
+	.task_cputime = fake_task_cputime,
+	.process_cputime = fake_process_cputime,
+	.task_origin = fake_task_origin,
+	.boottime_ns = fake_boottime_ns,
+	.system_cputime = fake_system_cputime,
+	.may_manage = fake_may_manage,
+	.may_lower_nice = fake_may_lower_nice,
+	.get_nice = fake_get_nice,
+	.set_nice = fake_set_nice,
+	.get_affinity = fake_get_affinity,
+	.set_affinity = fake_set_affinity,
+	.get_autogroup = fake_get_autogroup,
+	.set_autogroup_nice = fake_set_autogroup_nice,
 };
 
 struct fake_kf *fake_kf_new(void)
@@ -214,6 +420,8 @@ struct fake_kf *fake_kf_new(void)
 	fk->opens = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	g_queue_init(&fk->pending);
 	fk->next_ino = 1000;
+	fk->privileged = true;
+	fk->ag_nice = g_hash_table_new(NULL, NULL);
 	return fk;
 }
 
@@ -224,6 +432,7 @@ void fake_kf_free(struct fake_kf *fk)
 	g_queue_clear_full(&fk->pending, g_free);
 	g_hash_table_unref(fk->opens);
 	g_hash_table_unref(fk->threads);
+	g_hash_table_unref(fk->ag_nice);
 	g_mutex_clear(&fk->lock);
 	g_free(fk);
 }
@@ -244,6 +453,9 @@ static void add_locked(struct fake_kf *fk, pid_t tid, pid_t tgid, bool kthread)
 	t->tgid = tgid;
 	t->kthread = kthread;
 	t->ino = fk->next_ino++;
+	fk->clock_ns += 1000000;
+	t->start_ns = fk->clock_ns;
+	cpumask_parselist(FAKE_KF_ONLINE_CPUS, &t->cpus, CPUMASK_BITS);
 	g_hash_table_insert(fk->threads, GINT_TO_POINTER(tid), t);
 }
 
@@ -267,6 +479,10 @@ static void exit_locked(struct fake_kf *fk, pid_t tid)
 	if (!t)
 		return;
 	report_locked(fk, TASK_EVENT_EXIT, tid, t->tgid, 0);
+	/* The last figures come with the exit, as taskstats gives them. */
+	((struct task_event *)fk->pending.tail->data)->final_valid = true;
+	((struct task_event *)fk->pending.tail->data)->final = t->cputime;
+	fk->exited_run_ns += t->cputime.run_ns;
 	g_hash_table_remove(fk->threads, GINT_TO_POINTER(tid));
 }
 
@@ -369,10 +585,104 @@ void fake_kf_lose_exits(struct fake_kf *fk)
 
 void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid)
 {
+	struct fake_thread *p, *c;
+
 	g_mutex_lock(&fk->lock);
 	add_locked(fk, tid, tgid, false);
+	/* Born with its parent's nice, affinity and session. */
+	p = lookup_locked(fk, parent);
+	c = lookup_locked(fk, tid);
+	if (p) {
+		c->nice = p->nice;
+		c->cpus = p->cpus;
+		c->autogroup = p->autogroup;
+	}
+	c->ppid = tid == tgid ? parent : 0;
 	/* For a new thread the connector names the process's parent, which
 	 * the fake does not know: 0. */
-	report_locked(fk, TASK_EVENT_FORK, tid, tgid, tid == tgid ? parent : 0);
+	if (!fk->lost)
+		report_locked(fk, TASK_EVENT_FORK, tid, tgid, tid == tgid ? parent : 0);
 	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_ns, int cpu)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	g_assert_nonnull(t);
+	t->cputime.run_ns += run_ns;
+	t->cputime.wait_ns += wait_ns;
+	t->cputime.utime += run_ns / 10000000;	/* USER_HZ 100 */
+	t->cputime.cpu = cpu;
+	g_mutex_unlock(&fk->lock);
+}
+
+int fake_kf_nice(struct fake_kf *fk, pid_t tid)
+{
+	int nice = 0;
+
+	g_assert_cmpint(fake_get_nice(&fk->base, tid, &nice), ==, 0);
+	return nice;
+}
+
+void fake_kf_renice(struct fake_kf *fk, pid_t tid, int nice)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	g_assert_nonnull(t);
+	t->nice = nice;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_affinity(struct fake_kf *fk, pid_t tid, GString *list)
+{
+	struct cpumask mask;
+
+	g_assert_cmpint(fake_get_affinity(&fk->base, tid, &mask), ==, 0);
+	g_string_truncate(list, 0);
+	cpumask_print_list(&mask, list);
+}
+
+void fake_kf_set_session(struct fake_kf *fk, pid_t tgid, int autogroup)
+{
+	GHashTableIter iter;
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	g_hash_table_iter_init(&iter, fk->threads);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+		if (t->tgid == tgid)
+			t->autogroup = autogroup;
+	g_mutex_unlock(&fk->lock);
+}
+
+int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup)
+{
+	int nice;
+
+	g_mutex_lock(&fk->lock);
+	nice = GPOINTER_TO_INT(g_hash_table_lookup(fk->ag_nice, GINT_TO_POINTER(autogroup)));
+	g_mutex_unlock(&fk->lock);
+	return nice;
+}
+
+void fake_kf_set_privileged(struct fake_kf *fk, bool privileged)
+{
+	g_mutex_lock(&fk->lock);
+	fk->privileged = privileged;
+	g_mutex_unlock(&fk->lock);
+}
+
+struct fake_kf_calls fake_kf_calls(struct fake_kf *fk)
+{
+	struct fake_kf_calls c;
+
+	g_mutex_lock(&fk->lock);
+	c = fk->calls;
+	g_mutex_unlock(&fk->lock);
+	return c;
 }

@@ -46,6 +46,26 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
  * (-EOVERFLOW), as the proc connector does when its buffer overruns. */
 void fake_kf_lose_exits(struct fake_kf *fk);
 
+/* Scheduling, as a dry run: the fake records what the allocator applies.
+ * Threads start at nice 0 on every online CPU in session 0, and a forked
+ * thread inherits them; the fake is privileged unless told otherwise. */
+struct fake_kf_calls {
+	unsigned nice, affinity, autogroup;	/* set_* calls so far */
+};
+
+/* Thread tid ran run_ns (and waited wait_ns to run), last on cpu. */
+void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_ns, int cpu);
+int fake_kf_nice(struct fake_kf *fk, pid_t tid);
+/* Somebody else changes the thread's nice. */
+void fake_kf_renice(struct fake_kf *fk, pid_t tid, int nice);
+/* The thread's affinity as a list ("0-3"), into list. */
+void fake_kf_affinity(struct fake_kf *fk, pid_t tid, GString *list);
+/* Every thread of process tgid is in session autogroup id. */
+void fake_kf_set_session(struct fake_kf *fk, pid_t tgid, int autogroup);
+int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup);
+void fake_kf_set_privileged(struct fake_kf *fk, bool privileged);
+struct fake_kf_calls fake_kf_calls(struct fake_kf *fk);
+
 /* The identity (inode) of the live thread tid, 0 if none. */
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);
 /* How many identities are open now (task_open minus task_close). */

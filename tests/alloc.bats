@@ -1,0 +1,218 @@
+#!/usr/bin/env bats
+# The allocator's mechanics on real processes: which nice value and which
+# affinity each member thread gets, inheritance by children, restoration
+# when a task leaves its groups or the daemon stops. Shares of CPU are
+# measured by the benchmark (make bench-fairness), never here: these tests
+# use sleeping processes, whose nice follows from the hierarchy alone. The
+# allocator applies changes within a pass (<= 100 ms); `eventually` waits
+# up to 5 s for a value.
+
+load helpers
+
+setup() {
+	cg_setup
+	cg_mount
+	cd "$MNT"
+}
+
+teardown() {
+	cg_teardown
+}
+
+# eventually WANT CMD...: CMD's output becomes WANT within 5 s.
+eventually() {
+	local want=$1 got i
+	shift
+	for ((i = 0; i < 50; i++)); do
+		got=$("$@" 2>&1) || true
+		[[ $got == "$want" ]] && return 0
+		sleep 0.1
+	done
+	echo "'$*' gave '$got', want '$want'" >&2
+	return 1
+}
+
+# eventually_match REGEX CMD...: CMD's output matches REGEX within 5 s.
+eventually_match() {
+	local re=$1 got i
+	shift
+	for ((i = 0; i < 50; i++)); do
+		got=$("$@" 2>&1) || true
+		[[ $got =~ $re ]] && return 0
+		sleep 0.1
+	done
+	echo "'$*' gave '$got', want a match of '$re'" >&2
+	return 1
+}
+
+# nice_of TID: the nice value of one thread.
+nice_of() {
+	local stat
+	stat=$(cat "/proc/$1/stat") || return 1
+	stat=${stat##*) }
+	set -- $stat
+	echo "${17}"
+}
+
+# nices PID: the nice values of every thread of a process, one line.
+nices() {
+	local tid out=()
+	for tid in $(cg_tids "$1"); do
+		out+=("$(nice_of "$tid")")
+	done
+	echo "${out[*]}"
+}
+
+# affinity_of TID: its CPUs, "0,1".
+affinity_of() {
+	"$CG_PYTHON" -c 'import os, sys
+print(",".join(map(str, sorted(os.sched_getaffinity(int(sys.argv[1]))))))' "$1"
+}
+
+# nice_sleeper VAR NICE: a sleep started at nice NICE, outside the mount
+# (a process whose cwd is in the mount keeps it busy).
+nice_sleeper() {
+	(cd / && exec nice -n "$2" sleep 1000) >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$1" %s "$!"
+}
+
+@test "a member's nice follows its group's cpu.shares" {
+	local s
+	mkdir g
+	cg_sleeper s
+	echo "$s" >g/tasks
+	# Alone in a top-level group of 1024 shares: a nice-0 task's weight.
+	eventually 0 nice_of "$s"
+	# 2 shares is below the lightest nice (19, weight 15).
+	echo 2 >g/cpu.shares
+	eventually 19 nice_of "$s"
+	echo 335 >g/cpu.shares
+	eventually 5 nice_of "$s"
+	run grep -x 'managed_threads 1' cgfused.stat
+	assert_success
+}
+
+@test "a group's weight is divided among its threads" {
+	local p
+	mkdir g
+	echo 4096 >g/cpu.shares
+	cg_threads p
+	echo "$p" >g/cgroup.procs
+	# 4096 over 4 threads: 1024 each, nice 0; 4096 over 4 at 1/4 the
+	# shares: 256 each, between nice 6 (272) and 7 (215) for each.
+	eventually "0 0 0 0" nices "$p"
+	echo 1024 >g/cpu.shares
+	eventually_match '^[67] [67] [67] [67]$' nices "$p"
+}
+
+@test "a member that leaves for the root gets its own nice and affinity back" {
+	local s
+	mkdir g
+	echo 0 >g/cpuset.mems
+	echo 1 >g/cpuset.cpus
+	echo 100 >g/cpu.shares
+	nice_sleeper s 3
+	local before
+	before=$(affinity_of "$s")
+	echo "$s" >g/tasks
+	eventually 1 affinity_of "$s"
+	eventually 10 nice_of "$s"	# 100 shares: nice 10 (weight 110)
+	echo "$s" >tasks
+	eventually "$before" affinity_of "$s"
+	eventually 3 nice_of "$s"
+}
+
+@test "cpuset.cpus changes move the members" {
+	local s
+	mkdir g
+	echo 0 >g/cpuset.mems
+	echo 0-1 >g/cpuset.cpus
+	cg_sleeper s
+	echo "$s" >g/tasks
+	eventually 0,1 affinity_of "$s"
+	echo 0 >g/cpuset.cpus
+	eventually 0 affinity_of "$s"
+	echo 1 >g/cpuset.cpus
+	eventually 1 affinity_of "$s"
+}
+
+@test "a child forked by a member is in its group and managed like it" {
+	local sh child
+	mkdir g
+	echo 2 >g/cpu.shares
+	bash -c 'echo $$ > g/tasks; sleep 1000 & echo $! > "$1"; wait' sh "$CG_TMP/child" \
+		>/dev/null 2>&1 3>&- &
+	sh=$!
+	CG_HELPERS+=("$sh")
+	eventually 1 bash -c "[ -s '$CG_TMP/child' ] && echo 1"
+	child=$(cat "$CG_TMP/child")
+	CG_HELPERS+=("$child")
+	run cat g/tasks
+	assert_output "$(printf '%s\n' "$sh" "$child" | sort -n)"
+	eventually 19 nice_of "$child"
+	eventually 19 nice_of "$sh"
+}
+
+@test "threads of a member process are each managed" {
+	local p tid
+	mkdir g
+	echo 2 >g/cpu.shares
+	cg_threads p
+	echo "$p" >g/cgroup.procs
+	eventually "19 19 19 19" nices "$p"
+	for tid in $(cg_tids "$p"); do
+		run cat g/tasks
+		assert_line "$tid"
+	done
+}
+
+@test "stopping the daemon gives every member its nice and affinity back" {
+	local s before
+	mkdir g
+	echo 0 >g/cpuset.mems
+	echo 1 >g/cpuset.cpus
+	echo 2 >g/cpu.shares
+	nice_sleeper s 4
+	before=$(affinity_of "$s")
+	echo "$s" >g/tasks
+	eventually 19 nice_of "$s"
+	eventually 1 affinity_of "$s"
+	cd /
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	run nice_of "$s"
+	assert_output 4
+	run affinity_of "$s"
+	assert_output "$before"
+}
+
+@test "cgfused.stat says what the allocator did" {
+	local s
+	run cat cgfused.stat
+	assert_success
+	assert_line 'managed_threads 0'
+	assert_line 'privileged 1'
+	mkdir g
+	echo 2 >g/cpu.shares
+	cg_sleeper s
+	echo "$s" >g/tasks
+	eventually 19 nice_of "$s"
+	run cat cgfused.stat
+	assert_line 'managed_threads 1'
+	assert_line 'tracked_tasks 1'
+	assert_line --regexp '^nice_calls [1-9][0-9]*$'
+	assert_line --regexp '^last_pass_us [0-9]+$'
+	assert_line 'lost_event_resyncs 0'
+	run cg_write cgfused.stat 1
+	assert_output "$E_INVAL"
+}
+
+@test "a reused PID does not inherit the old process's membership" {
+	mkdir g
+	run "$REUSE_PID" "$MNT/g/tasks"
+	assert_success
+	assert_output --regexp '^[0-9]+ not listed$'
+	run cat g/tasks
+	assert_output ""
+}

@@ -1,0 +1,404 @@
+/* Unit tests of the allocator on the fake facade (a dry run: the fake
+ * records the nice values and affinities it is given). Each hierarchy here
+ * has a known answer: the group-fair weights of CFS group scheduling. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "alloc.h"
+#include "alloc_nice.h"
+#include "cgroup.h"
+#include "fake-kfacade.h"
+#include "test-env.h"
+
+#define MS 1000000ULL
+
+struct group {
+	const char *path;	/* below the root: "A", "A/A1" */
+	pid_t first;		/* its threads: first .. first + nr - 1 */
+	unsigned nr, busy;	/* of which the first busy run, the others sleep */
+};
+
+static uint64_t group_id(struct env *e, const char *path)
+{
+	char **parts = g_strsplit(path, "/", -1);
+	uint64_t id = e->top[0];
+
+	for (char **p = parts; *p; p++) {
+		struct cgroup *cgrp = cgroup_child(cgroup_by_id(e->core, id), *p);
+
+		id = cgrp ? cgrp->id : mkdir_ok(e, id, *p);
+	}
+	g_strfreev(parts);
+	return id;
+}
+
+/* Makes the groups, one process per group, its threads attached. */
+static void make_groups(struct env *e, const struct group *g, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t id = group_id(e, g[i].path);
+		char pid[16];
+
+		fake_kf_add_process(e->fk, g[i].first, g[i].nr);
+		snprintf(pid, sizeof(pid), "%d", g[i].first);
+		wr_ok(e, id, "cgroup.procs", pid);
+	}
+}
+
+/* Lets the busy threads run a period and then runs a sampling pass. */
+static void run_period(struct env *e, const struct group *g, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		for (unsigned k = 0; k < g[i].busy; k++)
+			fake_kf_run(e->fk, g[i].first + (pid_t)k, 50 * MS, 50 * MS, 0);
+	alloc_pass(e->core->alloc, true);
+}
+
+/* The total nice weight of a group's busy threads. */
+static double busy_weight(struct env *e, const struct group *g)
+{
+	double w = 0;
+
+	for (unsigned k = 0; k < g->busy; k++)
+		w += nice_to_weight(fake_kf_nice(e->fk, g->first + (pid_t)k));
+	return w;
+}
+
+static void setup(struct env *e)
+{
+	env_setup(e);
+	alloc_new(e->core);
+}
+
+static void teardown(struct env *e)
+{
+	alloc_free(e->core->alloc);
+	env_teardown(e);
+}
+
+/* Checks each group's busy weight over the total, averaged over 40 periods
+ * (the mapping dithers in time), against want[] (percent), within tol
+ * percentage points. */
+static void expect_shares(struct env *e, const struct group *g, unsigned n,
+			  const double *want, double tol)
+{
+	double total = 0, w[8] = { 0 };
+
+	for (int pass = 0; pass < 40; pass++) {
+		run_period(e, g, n);
+		for (unsigned i = 0; i < n; i++)
+			w[i] += busy_weight(e, &g[i]);
+	}
+	for (unsigned i = 0; i < n; i++)
+		total += w[i];
+	for (unsigned i = 0; i < n; i++) {
+		double share = 100 * w[i] / total;
+
+		if (fabs(share - want[i]) > tol)
+			FAILF("%s: %.2f%% of the weight, want %.2f%% (within %.2f pp)", g[i].path,
+			      share, want[i], tol);
+	}
+}
+
+/* A hierarchy with a known answer: each group's share (percent) of the
+ * busy threads' total weight, within tol percentage points. */
+struct scenario {
+	const char *name;
+	struct group g[4];
+	const char *shares[4];	/* written to the group's cpu.shares, if set */
+	double want[4];
+	double tol;
+};
+
+static const struct scenario scenarios[] = {
+	/* The 2007 experiment: make -j4 against make -j20. */
+	{ "equal-shares-unequal-threads", { { "A", 100, 4, 4 }, { "B", 200, 20, 20 } },
+	  { NULL }, { 50, 50 }, 0.5 },
+	{ "shares-ratio", { { "A", 100, 2, 2 }, { "B", 200, 2, 2 }, { "C", 300, 2, 2 } },
+	  { "512", NULL, "2048" }, { 100.0 / 7, 200.0 / 7, 400.0 / 7 }, 0.5 },
+	{ "nested-groups", { { "A/A1", 100, 1, 1 }, { "A/A2", 200, 6, 6 }, { "B", 300, 3, 3 } },
+	  { NULL }, { 25, 25, 50 }, 0.5 },
+	/* Only runnable threads divide a group's weight. */
+	{ "sleepers-give-share-away", { { "A", 100, 4, 4 }, { "B", 200, 20, 4 } },
+	  { NULL }, { 50, 50 }, 0.5 },
+	/* A sleeping sibling group gives its share to the other child. */
+	{ "sleeping-group-gives-share-away",
+	  { { "A/A1", 300, 2, 2 }, { "A/A2", 400, 2, 0 }, { "B", 500, 2, 2 } },
+	  { NULL }, { 50, 0, 50 }, 0.5 },
+	/* Tasks directly in a group are its children's siblings, with their
+	 * own nice weight. */
+	{ "tasks-beside-groups", { { "A", 100, 1, 1 }, { "A/A1", 200, 3, 3 }, { "B", 300, 1, 1 } },
+	  { NULL }, { 25, 25, 50 }, 0.5 },
+};
+
+static void test_scenario(gconstpointer data)
+{
+	const struct scenario *sc = data;
+	unsigned n = 0;
+	struct env e;
+
+	while (n < G_N_ELEMENTS(sc->g) && sc->g[n].path)
+		n++;
+	setup(&e);
+	make_groups(&e, sc->g, n);
+	for (unsigned i = 0; i < n; i++)
+		if (sc->shares[i])
+			wr_ok(&e, group_id(&e, sc->g[i].path), "cpu.shares", sc->shares[i]);
+	run_period(&e, sc->g, n);
+	run_period(&e, sc->g, n);
+	expect_shares(&e, sc->g, n, sc->want, sc->tol);
+	teardown(&e);
+}
+
+/* A top-level group weighs about its shares, as one nice-0 task. */
+static void test_top_group_weighs_its_shares(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 4, 4 } };
+
+	setup(&e);
+	make_groups(&e, g, 1);
+	run_period(&e, g, 1);
+	run_period(&e, g, 1);
+	if (fabs(busy_weight(&e, &g[0]) / 1024 - 1) > 0.12)
+		FAILF("A weighs %.0f, want about 1024", busy_weight(&e, &g[0]));
+	teardown(&e);
+}
+
+static void test_cpuset_affinity_and_restore(void)
+{
+	struct env e;
+	GString *list = g_string_new(NULL);
+	uint64_t a;
+
+	setup(&e);
+	a = mkdir_ok(&e, e.top[0], "A");
+	wr_ok(&e, a, "cpuset.cpus", "1-2");
+	wr_ok(&e, a, "cpuset.mems", "0");
+	fake_kf_add_process(e.fk, 100, 1);
+	fake_kf_renice(e.fk, 100, 5);
+	wr_ok(&e, a, "tasks", "100");
+	alloc_pass(e.core->alloc, false);
+	fake_kf_affinity(e.fk, 100, list);
+	g_assert_cmpstr(list->str, ==, "1-2");
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);	/* 1024 shares alone */
+
+	/* cpuset.cpus changes follow. */
+	wr_ok(&e, a, "cpuset.cpus", "3");
+	alloc_pass(e.core->alloc, false);
+	fake_kf_affinity(e.fk, 100, list);
+	g_assert_cmpstr(list->str, ==, "3");
+
+	/* Back in the root: what it had before. */
+	wr_ok(&e, e.top[0], "tasks", "100");
+	fake_kf_affinity(e.fk, 100, list);
+	g_assert_cmpstr(list->str, ==, FAKE_KF_ONLINE_CPUS);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 5);
+	teardown(&e);
+	g_string_free(list, TRUE);
+}
+
+static void test_stop_restores(void)
+{
+	struct env e;
+	GString *list = g_string_new(NULL);
+	uint64_t a;
+
+	setup(&e);
+	a = mkdir_ok(&e, e.top[0], "A");
+	wr_ok(&e, a, "cpuset.cpus", "2");
+	wr_ok(&e, a, "cpuset.mems", "0");
+	wr_ok(&e, a, "cpu.shares", "100");
+	fake_kf_add_process(e.fk, 100, 2);
+	wr_ok(&e, a, "cgroup.procs", "100");
+	alloc_pass(e.core->alloc, false);
+	g_assert_cmpint(fake_kf_nice(e.fk, 101), >, 0);
+	alloc_free(e.core->alloc);
+	for (pid_t tid = 100; tid <= 101; tid++) {
+		fake_kf_affinity(e.fk, tid, list);
+		g_assert_cmpstr(list->str, ==, FAKE_KF_ONLINE_CPUS);
+		g_assert_cmpint(fake_kf_nice(e.fk, tid), ==, 0);
+	}
+	env_teardown(&e);
+	g_string_free(list, TRUE);
+}
+
+/* A child forked in a group is managed like its parent, and leaves with
+ * its parent's original nice. */
+static void test_fork_inherits(void)
+{
+	struct env e;
+	uint64_t a;
+
+	setup(&e);
+	a = mkdir_ok(&e, e.top[0], "A");
+	wr_ok(&e, a, "cpu.shares", "200");
+	fake_kf_add_process(e.fk, 100, 1);
+	fake_kf_renice(e.fk, 100, 2);
+	wr_ok(&e, a, "tasks", "100");
+	alloc_pass(e.core->alloc, false);
+	fake_kf_fork(e.fk, 100, 150, 150);
+	alloc_pass(e.core->alloc, false);
+	g_assert_true(lists(&e, a, "tasks", 150));
+	/* Two runnable threads share 200: 100 each, dithered between the
+	 * neighbours of 100 in the table (110 and 87). */
+	g_assert_cmpint(fake_kf_nice(e.fk, 150), >=, 10);
+	g_assert_cmpint(fake_kf_nice(e.fk, 150), <=, 11);
+	wr_ok(&e, e.top[0], "tasks", "150");
+	g_assert_cmpint(fake_kf_nice(e.fk, 150), ==, 2);
+	teardown(&e);
+}
+
+/* Nothing changed, nothing applied. */
+static void test_only_changes_applied(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+	struct fake_kf_calls before, after;
+	int nice;
+
+	setup(&e);
+	make_groups(&e, g, 2);
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "335");	/* nice 5 exactly */
+	run_period(&e, g, 2);
+	before = fake_kf_calls(e.fk);
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	after = fake_kf_calls(e.fk);
+	g_assert_cmpuint(after.nice, ==, before.nice);
+	g_assert_cmpuint(after.affinity, ==, before.affinity);
+	/* A renice behind our back is caught by the periodic reconcile. */
+	nice = fake_kf_nice(e.fk, 200);
+	fake_kf_renice(e.fk, 200, nice - 5);
+	for (int i = 0; i < 11; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, nice);
+	teardown(&e);
+}
+
+/* Unprivileged, nice only goes up: never lowered, never restored. */
+static void test_unprivileged_only_raises(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 4, 4 } };
+	const double want[] = { 80, 20 };
+
+	env_setup(&e);
+	fake_kf_set_privileged(e.fk, false);
+	alloc_new(e.core);
+	make_groups(&e, g, 2);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "4096");
+	for (int i = 0; i < 3; i++)
+		run_period(&e, g, 2);
+	expect_shares(&e, g, 2, want, 2.5);
+	for (pid_t tid = 100; tid < 204; tid++)
+		if (tid < 101 || tid >= 200)
+			g_assert_cmpint(fake_kf_nice(e.fk, tid), >=, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	teardown(&e);
+}
+
+/* Sessions weigh against each other through their autogroup's nice. */
+static void test_autogroups(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "B", 200, 2, 2 } };
+
+	setup(&e);
+	fake_kf_add_process(e.fk, 100, 2);
+	fake_kf_add_process(e.fk, 200, 2);
+	fake_kf_set_session(e.fk, 100, 1);
+	fake_kf_set_session(e.fk, 200, 2);
+	wr_ok(&e, group_id(&e, "A"), "cgroup.procs", "100");
+	wr_ok(&e, group_id(&e, "B"), "cgroup.procs", "200");
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, weight_to_nice(2048));
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 2), ==, 0);
+	alloc_free(e.core->alloc);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	env_teardown(&e);
+}
+
+/* Fork reports lost: a child born in the group after its parent joined is
+ * found in /proc; an older one is not moved. */
+static void test_lost_forks_recovered(void)
+{
+	struct env e;
+	uint64_t a;
+
+	setup(&e);
+	a = mkdir_ok(&e, e.top[0], "A");
+	fake_kf_add_process(e.fk, 100, 1);
+	fake_kf_fork(e.fk, 100, 120, 120);	/* before the attach */
+	wr_ok(&e, a, "tasks", "100");
+	fake_kf_lose_exits(e.fk);
+	fake_kf_fork(e.fk, 100, 130, 130);	/* after, unreported */
+	fake_kf_fork(e.fk, 130, 131, 130);	/* its thread */
+	g_assert_true(lists(&e, a, "tasks", 130));
+	g_assert_true(lists(&e, a, "tasks", 131));
+	g_assert_false(lists(&e, a, "tasks", 120));
+	g_assert_true(lists(&e, e.top[0], "tasks", 120));
+	teardown(&e);
+}
+
+static void test_nice_mapping(void)
+{
+	struct nice_bucket b[2] = {
+		{ .weight = 256, .nr = 4, .min_nice = NICE_MIN, .counted = true },
+		{ .weight = 51.2, .nr = 20, .min_nice = NICE_MIN, .counted = true },
+	};
+	double err = nice_map_buckets(b, 2, true);
+
+	/* Dithering makes each bucket's total right on average, where the
+	 * nearest nice alone is up to 13% off: over 100 passes the heavy
+	 * count averages the fraction, and each thread is heavy as often. */
+	g_assert_cmpfloat(err, <, 1e-9);
+	for (int i = 0; i < 2; i++) {
+		unsigned heavy = 0, first = 0, last = 0;
+
+		for (unsigned pass = 0; pass < 100 * b[i].nr; pass++) {
+			unsigned now = 0;
+
+			for (unsigned r = 0; r < b[i].nr; r++)
+				now += nice_bucket_pick(&b[i], r, pass) == b[i].nice_heavy;
+			g_assert_cmpuint(now, ==, nice_bucket_heavy(&b[i], pass));
+			heavy += now;
+			first += nice_bucket_pick(&b[i], 0, pass) == b[i].nice_heavy;
+			last += nice_bucket_pick(&b[i], b[i].nr - 1, pass) == b[i].nice_heavy;
+		}
+		g_assert_cmpfloat(fabs(heavy / 100.0 / b[i].nr - b[i].nr_heavy), <, 0.02);
+		g_assert_cmpfloat(fabs((double)first - last), <=, 0.05 * 100 * b[i].nr);
+	}
+	/* Without time, the count is rounded and the scale does the rest. */
+	err = nice_map_buckets(b, 2, false);
+	g_assert_cmpfloat(err, <, 0.01);
+	g_assert_cmpint(weight_to_nice(1024), ==, 0);
+	g_assert_cmpint(weight_to_nice(15), ==, 19);
+	g_assert_cmpint(weight_to_nice(1e6), ==, -20);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/alloc/nice-mapping", test_nice_mapping);
+	for (unsigned i = 0; i < G_N_ELEMENTS(scenarios); i++) {
+		char *path = g_strdup_printf("/alloc/shares/%s", scenarios[i].name);
+
+		g_test_add_data_func(path, &scenarios[i], test_scenario);
+		g_free(path);
+	}
+	g_test_add_func("/alloc/top-group-weighs-its-shares", test_top_group_weighs_its_shares);
+	g_test_add_func("/alloc/cpuset-affinity-and-restore", test_cpuset_affinity_and_restore);
+	g_test_add_func("/alloc/stop-restores", test_stop_restores);
+	g_test_add_func("/alloc/fork-inherits", test_fork_inherits);
+	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
+	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
+	g_test_add_func("/alloc/autogroups", test_autogroups);
+	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
+	return g_test_run();
+}

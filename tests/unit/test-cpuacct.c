@@ -1,0 +1,139 @@
+/* Unit tests of cpuacct on the fake facade: a group counts what its threads
+ * and its descendants' threads ran while they were members, exited threads
+ * included, as kernel/sched/cpuacct.c does. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "cgroup.h"
+#include "fake-kfacade.h"
+#include "test-env.h"
+
+#define MS 1000000ULL
+
+static uint64_t usage(struct env *e, uint64_t id, const char *file)
+{
+	char *s = rd(e, id, file);
+	uint64_t v = g_ascii_strtoull(s, NULL, 10);
+
+	g_free(s);
+	return v;
+}
+
+/* A new top-level group with a new single-threaded process tid in it. */
+static uint64_t group_with(struct env *e, const char *name, pid_t tid)
+{
+	uint64_t id = mkdir_ok(e, e->top[0], name);
+	char pid[16];
+
+	fake_kf_add_process(e->fk, tid, 1);
+	snprintf(pid, sizeof(pid), "%d", tid);
+	wr_ok(e, id, "tasks", pid);
+	return id;
+}
+
+static void test_usage_follows_members(void)
+{
+	struct env e;
+	uint64_t a, a1, b;
+
+	env_setup(&e);
+	a = mkdir_ok(&e, e.top[0], "A");
+	a1 = mkdir_ok(&e, a, "A1");
+	b = mkdir_ok(&e, e.top[0], "B");
+	fake_kf_add_process(e.fk, 100, 1);
+	fake_kf_add_process(e.fk, 200, 1);
+	fake_kf_run(e.fk, 100, 500 * MS, 0, 1);	/* before: the root's */
+	wr_ok(&e, a, "tasks", "100");
+	wr_ok(&e, a1, "tasks", "200");
+	assert_content(&e, a, "cpuacct.usage", "0\n");
+
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 1);
+	fake_kf_run(e.fk, 200, 10 * MS, 0, 2);
+	g_assert_cmpuint(usage(&e, a1, "cpuacct.usage"), ==, 10 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 40 * MS);
+	assert_content(&e, a, "cpuacct.usage_percpu", "0 30000000 10000000 0 \n");
+	assert_content(&e, a1, "cpuacct.usage_percpu_user", "0 0 10000000 0 \n");
+	assert_content(&e, a1, "cpuacct.usage_all",
+		       "cpu user system\n0 0 0\n1 0 0\n2 10000000 0\n3 0 0\n");
+	assert_content(&e, a, "cpuacct.stat", "user 4\nsystem 0\n");
+
+	/* What it ran in A stays in A after a move. */
+	wr_ok(&e, b, "tasks", "100");
+	fake_kf_run(e.fk, 100, 5 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 40 * MS);
+	g_assert_cmpuint(usage(&e, b, "cpuacct.usage"), ==, 5 * MS);
+
+	/* An exited thread's last figures stay counted. */
+	fake_kf_run(e.fk, 200, 7 * MS, 0, 2);
+	fake_kf_exit(e.fk, 200);
+	g_assert_cmpuint(usage(&e, a1, "cpuacct.usage"), ==, 17 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 47 * MS);
+	env_teardown(&e);
+}
+
+/* A forked child's whole life is its group's. */
+static void test_child_counted_from_birth(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_fork(e.fk, 100, 110, 110);
+	fake_kf_run(e.fk, 110, 3 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 3 * MS);
+	env_teardown(&e);
+}
+
+static void test_reset(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 0);
+	g_assert_cmpint(wr(&e, a, "cpuacct.usage", "5"), ==, -EINVAL);
+	g_assert_cmpint(wr(&e, a, "cpuacct.usage_user", "0"), ==, -EINVAL);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);
+	assert_content(&e, a, "cpuacct.stat", "user 3\nsystem 0\n");
+	wr_ok(&e, a, "cpuacct.usage", "0");
+	assert_content(&e, a, "cpuacct.usage", "0\n");
+	assert_content(&e, a, "cpuacct.usage_user", "0\n");
+	/* cpuacct.stat never goes backwards (the kernel's cputime_adjust). */
+	assert_content(&e, a, "cpuacct.stat", "user 3\nsystem 0\n");
+	fake_kf_run(e.fk, 100, 2 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 2 * MS);
+	env_teardown(&e);
+}
+
+/* The root counts the whole system, members of groups or not. */
+static void test_root_counts_system(void)
+{
+	struct env e;
+
+	env_setup(&e);
+	group_with(&e, "A", 100);
+	fake_kf_add_process(e.fk, 200, 1);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 1);
+	fake_kf_run(e.fk, 200, 20 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, e.top[0], "cpuacct.usage"), ==, 50 * MS);
+	assert_content(&e, e.top[0], "cpuacct.usage_percpu", "20000000 30000000 0 0 \n");
+	wr_ok(&e, e.top[0], "cpuacct.usage", "0");
+	fake_kf_run(e.fk, 200, 1 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, e.top[0], "cpuacct.usage"), ==, 1 * MS);
+	env_teardown(&e);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/cpuacct/usage-follows-members", test_usage_follows_members);
+	g_test_add_func("/cpuacct/child-counted-from-birth", test_child_counted_from_birth);
+	g_test_add_func("/cpuacct/reset", test_reset);
+	g_test_add_func("/cpuacct/root-counts-system", test_root_counts_system);
+	return g_test_run();
+}
