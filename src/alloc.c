@@ -15,9 +15,12 @@
 /* A thread that was runnable (running or waiting for a CPU) for this much
  * of the last period counts as runnable. */
 #define RUNNABLE_FRACTION 0.2
-/* Every this many sampled passes, nice values, affinities and sessions are
- * read back, to catch changes made behind our back. */
-#define RECONCILE_PASSES 10
+/* Every this many sampled passes (5 s), nice values and affinities are read
+ * back, to catch changes made behind our back. */
+#define RECONCILE_PASSES 50
+/* A sleeping thread is sampled once in this many periods (see
+ * sample_tasks). */
+#define SLEEPER_PASSES 4
 
 /* A session autogroup that has managed threads. */
 struct autogroup {
@@ -38,7 +41,10 @@ struct allocator {
 	GHashTable *proc_clock;		/* tgid -> its CPU time at the last sample */
 	struct alloc_stats st;
 	int kick_fd;
-	atomic_bool kicked;
+	atomic_bool kicked;		/* the thread has been woken */
+	atomic_bool stale;		/* something changed since the last placing */
+	bool changed;			/* a sample or a new thread changed the picture */
+	bool dithering;			/* the last placing dithers in time */
 };
 
 static uint64_t now_ns(void)
@@ -91,7 +97,10 @@ void alloc_kick(struct allocator *a)
 {
 	uint64_t one = 1;
 
-	if (!a || atomic_exchange(&a->kicked, true))
+	if (!a)
+		return;
+	atomic_store(&a->stale, true);
+	if (atomic_exchange(&a->kicked, true))
 		return;
 	if (write(a->kick_fd, &one, sizeof(one)) < 0)
 		g_warning("allocator: cannot wake: %s", g_strerror(errno));
@@ -159,59 +168,90 @@ static void see_task(struct allocator *a, struct task *t)
 	t->sched.cpus = t->sched.orig_cpus;
 	t->sched.autogroup = ag;
 	t->sched.seen = true;
+	a->changed = true;
 }
 
 /* Catches changes made by others (a renice, an affinity the task set
- * itself outside its cpuset, setsid): what it has now is what we compare
- * with. */
+ * itself outside its cpuset): what it has now is what we compare with.
+ * (A session is read once per thread: /proc/PID/autogroup costs a file.) */
 static void reconcile_task(struct allocator *a, struct task *t)
 {
 	struct kfacade *kf = a->core->kf;
-	int nice, ag, ag_nice;
+	int nice;
 
-	if (kf->ops->get_nice(kf, t->tid, &nice) == 0)
+	if (t->sched.nice_set && kf->ops->get_nice(kf, t->tid, &nice) == 0)
 		t->sched.nice = nice;
 	if (t->sched.cpus_set)
 		kf->ops->get_affinity(kf, t->tid, &t->sched.cpus);
-	if (kf->ops->get_autogroup(kf, t->tid, &ag, &ag_nice) == 0)
-		t->sched.autogroup = ag;
 }
 
-/* Whether any thread of the process ran since the last sample. */
-static bool process_ran(struct allocator *a, GHashTable *clocks, pid_t tgid)
+/* Whether any thread of the process ran since its CPU time was last read
+ * (once a pass: ran caches the answers of this pass). */
+static bool process_ran(struct allocator *a, GHashTable *ran, pid_t tgid)
 {
 	struct kfacade *kf = a->core->kf;
-	gpointer key = GINT_TO_POINTER(tgid);
-	uint64_t *now = g_hash_table_lookup(clocks, key), *then;
+	gpointer key = GINT_TO_POINTER(tgid), cached;
+	uint64_t now, *then;
+	bool moved;
 
-	if (!now) {
-		now = g_new(uint64_t, 1);
-		if (kf->ops->process_cputime(kf, tgid, now) < 0)
-			*now = UINT64_MAX;
-		g_hash_table_insert(clocks, key, now);
-	}
+	if (g_hash_table_lookup_extended(ran, key, NULL, &cached))
+		return GPOINTER_TO_INT(cached);
 	then = g_hash_table_lookup(a->proc_clock, key);
-	return *now == UINT64_MAX || !then || *then != *now;
+	if (kf->ops->process_cputime(kf, tgid, &now) < 0) {
+		moved = true;
+	} else {
+		moved = !then || *then != now;
+		if (!then) {
+			then = g_new(uint64_t, 1);
+			g_hash_table_insert(a->proc_clock, key, then);
+		}
+		*then = now;
+	}
+	g_hash_table_insert(ran, key, GINT_TO_POINTER(moved));
+	return moved;
 }
 
-/* Reads every managed thread's CPU figures, charges them, and tells
- * runnable threads from sleeping ones. Threads of a process whose CPU time
- * has not moved did not run: they are not read. */
+/* Forgets the CPU times of processes that have no managed thread. */
+static void forget_processes(struct allocator *a, GPtrArray *tasks)
+{
+	GHashTable *live = g_hash_table_new(NULL, NULL);
+	GHashTableIter iter;
+	gpointer tgid;
+
+	for (guint i = 0; i < tasks->len; i++)
+		g_hash_table_add(live, GINT_TO_POINTER(((struct task *)tasks->pdata[i])->ident.tgid));
+	g_hash_table_iter_init(&iter, a->proc_clock);
+	while (g_hash_table_iter_next(&iter, &tgid, NULL))
+		if (!g_hash_table_contains(live, tgid))
+			g_hash_table_iter_remove(&iter);
+	g_hash_table_destroy(live);
+}
+
+/* Reads the managed threads' CPU figures, charges them, and tells runnable
+ * threads from sleeping ones. A running thread is read every pass; a
+ * sleeping one every SLEEPER_PASSES passes (a wake-up is seen within that
+ * many periods), and not at all while its process's CPU time has not moved
+ * (none of its threads ran): reading is what the allocator's time goes to
+ * (a /proc read costs 6-14 us on this kind of machine). */
 static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 {
 	struct kfacade *kf = a->core->kf;
-	GHashTable *clocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	GHashTable *ran = g_hash_table_new(NULL, NULL);
 
 	for (guint i = 0; i < tasks->len; i++) {
 		struct task *t = g_ptr_array_index(tasks, i);
 		struct task_cputime now;
 		uint64_t at;
 
-		if (t->sched.sampled && !process_ran(a, clocks, t->ident.tgid)) {
+		/* Sleepers by process, so a process's clock is read once. */
+		if (t->sched.sampled && !t->sched.runnable &&
+		    (unsigned)t->ident.tgid % SLEEPER_PASSES != a->rotation % SLEEPER_PASSES)
+			continue;
+		if (!process_ran(a, ran, t->ident.tgid) && t->sched.sampled) {
+			a->changed |= t->sched.runnable;
 			t->sched.runnable = false;
 			continue;
 		}
-		process_ran(a, clocks, t->ident.tgid);
 		at = now_ns();
 		if (kf->ops->task_cputime(kf, t->ident.tgid, t->tid, &now) < 0)
 			continue;
@@ -219,8 +259,10 @@ static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 		if (t->sched.sampled) {
 			uint64_t busy = (now.run_ns - MIN(now.run_ns, t->sched.run_ns)) +
 					(now.wait_ns - MIN(now.wait_ns, t->sched.wait_ns));
+			bool runnable = busy >= RUNNABLE_FRACTION * (double)(at - t->sched.at_ns);
 
-			t->sched.runnable = busy >= RUNNABLE_FRACTION * (double)(at - t->sched.at_ns);
+			a->changed |= runnable != t->sched.runnable;
+			t->sched.runnable = runnable;
 		} else {
 			t->sched.runnable = true;	/* until we know better */
 		}
@@ -230,16 +272,33 @@ static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 		t->sched.at_ns = at;
 		task_charge(a->core, t, &now);
 	}
-	g_hash_table_destroy(a->proc_clock);
-	a->proc_clock = clocks;
+	g_hash_table_destroy(ran);
 }
 
 /* Buckets: threads of one leaf group, one session, one own nice and one
  * runnability share a target weight and are dithered together. */
 struct bucket_key {
-	struct autogroup *ag;
-	guint index;			/* in ag->buckets */
+	uint64_t leaf;
+	double weight;
+	int autogroup, orig_nice;
+	bool runnable;
 };
+
+static guint bucket_key_hash(gconstpointer p)
+{
+	const struct bucket_key *k = p;
+
+	return (guint)(k->leaf * 0x9e3779b97f4a7c15ULL >> 32) ^ (guint)k->autogroup ^
+	       ((guint)k->orig_nice << 8) ^ (guint)k->runnable ^ g_double_hash(&k->weight);
+}
+
+static gboolean bucket_key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct bucket_key *x = a, *y = b;
+
+	return x->leaf == y->leaf && x->weight == y->weight && x->autogroup == y->autogroup &&
+	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
+}
 
 static struct autogroup *autogroup_of(struct allocator *a, struct task *t)
 {
@@ -283,21 +342,24 @@ struct placed {
 static GArray *bucket_targets(struct allocator *a, GArray *targets)
 {
 	GArray *placed = g_array_sized_new(FALSE, FALSE, sizeof(struct placed), targets->len);
-	GHashTable *index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GArray *keys = g_array_sized_new(FALSE, FALSE, sizeof(struct bucket_key), targets->len);
+	GHashTable *index = g_hash_table_new(bucket_key_hash, bucket_key_equal);
 
 	for (guint i = 0; i < targets->len; i++) {
 		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
 		struct autogroup *ag = autogroup_of(a, tg->t);
-		char *key = g_strdup_printf("%d/%" G_GUINT64_FORMAT "/%d/%d/%a", ag->id,
-					    tg->leaf->id, tg->t->sched.orig_nice, tg->runnable,
-					    tg->weight);
+		struct bucket_key k = { tg->leaf->id, tg->weight, ag->id, tg->t->sched.orig_nice,
+					tg->runnable };
+		struct bucket_key *key;
 		gpointer found;
 		struct placed p = { *tg, ag, 0, 0 };
 		struct nice_bucket *b;
 
+		/* keys never grows past its size: its elements stay put. */
+		g_array_append_val(keys, k);
+		key = &g_array_index(keys, struct bucket_key, keys->len - 1);
 		if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
 			p.bucket = GPOINTER_TO_UINT(found);
-			g_free(key);
 		} else {
 			struct nice_bucket nb = { .weight = tg->weight, .counted = tg->runnable,
 						  .min_nice = NICE_MIN };
@@ -314,6 +376,7 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 		g_array_append_val(placed, p);
 	}
 	g_hash_table_destroy(index);
+	g_array_unref(keys);
 	return placed;
 }
 
@@ -366,11 +429,14 @@ static void apply_nice(struct allocator *a, GArray *placed)
 			worst = MAX(worst, nice_map_buckets((struct nice_bucket *)ag->buckets->data,
 							    ag->buckets->len, a->may_lower));
 	a->st.last_error = worst;
+	a->dithering = false;
 	for (guint i = 0; i < placed->len; i++) {
 		struct placed *p = &g_array_index(placed, struct placed, i);
 		struct task *t = p->target.t;
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
+
+		a->dithering |= b->nr_heavy != floor(b->nr_heavy);
 		/* Unprivileged, dithering would ratchet every nice up to 19. */
 		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
 
@@ -433,12 +499,38 @@ static void end_autogroup_pass(struct allocator *a)
 	}
 }
 
+/* Weighs every managed thread and applies nice values and affinities. */
+static void place_tasks(struct allocator *a, GPtrArray *tasks)
+{
+	GArray *targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target)), *placed;
+
+	if (a->weight_ssid >= 0)
+		alloc_weights(a->core, a->weight_ssid, targets);
+	placed = bucket_targets(a, targets);
+	weigh_autogroups(a);
+	apply_nice(a, placed);
+	for (guint i = 0; i < tasks->len; i++) {
+		struct task *t = g_ptr_array_index(tasks, i);
+
+		if (!t->sched.seen)
+			continue;
+		if (!in_weighed_group(a, t) && t->sched.nice_set) {
+			if (a->may_lower)
+				set_nice(a, t, t->sched.orig_nice);
+			t->sched.nice_set = false;
+		}
+		apply_cpus(a, t);
+	}
+	end_autogroup_pass(a);
+	g_array_unref(placed);
+	g_array_unref(targets);
+}
+
 void alloc_pass(struct allocator *a, bool sample)
 {
 	struct cg_core *core = a->core;
 	uint64_t start = now_ns();
 	GPtrArray *tasks = g_ptr_array_new();
-	GArray *targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target)), *placed;
 	GHashTableIter iter;
 	struct task *t;
 	bool reconcile;
@@ -450,9 +542,11 @@ void alloc_pass(struct allocator *a, bool sample)
 		if (t->cset != core->init_css_set)
 			g_ptr_array_add(tasks, t);
 	a->st.managed = tasks->len;
-	reconcile = sample && a->st.passes % RECONCILE_PASSES == 0;
+	reconcile = sample && a->rotation % RECONCILE_PASSES == 0;
 	if (sample) {
 		sample_tasks(a, tasks);
+		if (reconcile)
+			forget_processes(a, tasks);
 		a->rotation++;
 	}
 	for (guint i = 0; i < tasks->len; i++) {
@@ -462,29 +556,17 @@ void alloc_pass(struct allocator *a, bool sample)
 		else if (reconcile)
 			reconcile_task(a, t);
 	}
-	if (a->weight_ssid >= 0)
-		alloc_weights(core, a->weight_ssid, targets);
-	placed = bucket_targets(a, targets);
-	weigh_autogroups(a);
-	apply_nice(a, placed);
-	for (guint i = 0; i < tasks->len; i++) {
-		t = g_ptr_array_index(tasks, i);
-		if (!t->sched.seen)
-			continue;
-		if (!in_weighed_group(a, t) && t->sched.nice_set) {
-			if (a->may_lower)
-				set_nice(a, t, t->sched.orig_nice);
-			t->sched.nice_set = false;
-		}
-		apply_cpus(a, t);
+	/* Placing costs a walk of every thread: only when something changed
+	 * (or a time dither moves on). */
+	if (atomic_exchange(&a->stale, false) || a->changed || a->dithering || reconcile) {
+		a->changed = false;
+		place_tasks(a, tasks);
+		a->st.placings++;
 	}
-	end_autogroup_pass(a);
 	a->st.passes++;
 	a->st.last_pass_ns = now_ns() - start;
 	a->st.max_pass_ns = MAX(a->st.max_pass_ns, a->st.last_pass_ns);
 	g_mutex_unlock(&core->lock);
-	g_array_unref(placed);
-	g_array_unref(targets);
 	g_ptr_array_unref(tasks);
 }
 
@@ -527,6 +609,7 @@ void alloc_stat_show(struct allocator *a, GString *out)
 	g_string_append_printf(out,
 		"managed_threads %u\n"
 		"passes %" G_GUINT64_FORMAT "\n"
+		"placings %" G_GUINT64_FORMAT "\n"
 		"samples %" G_GUINT64_FORMAT "\n"
 		"nice_calls %" G_GUINT64_FORMAT "\n"
 		"affinity_calls %" G_GUINT64_FORMAT "\n"
@@ -536,7 +619,7 @@ void alloc_stat_show(struct allocator *a, GString *out)
 		"max_pass_us %" G_GUINT64_FORMAT "\n"
 		"weight_error_ppm %.0f\n"
 		"privileged %d\n",
-		st->managed, st->passes, st->samples, st->nice_calls, st->affinity_calls,
+		st->managed, st->passes, st->placings, st->samples, st->nice_calls, st->affinity_calls,
 		st->autogroup_calls, st->failed_calls, st->last_pass_ns / 1000,
 		st->max_pass_ns / 1000, st->last_error * 1e6, a->may_lower);
 }

@@ -18,7 +18,7 @@
 
 struct alloc_stats {
 	unsigned managed;		/* threads in non-root groups */
-	uint64_t passes, samples;
+	uint64_t passes, placings, samples;	/* placings: passes that weighed */
 	uint64_t nice_calls, affinity_calls, autogroup_calls, failed_calls;
 	uint64_t last_pass_ns, max_pass_ns;
 	double last_error;		/* worst relative error of a group's weight */

@@ -10,8 +10,9 @@
  * integers around it, in a sequence whose average is the fraction, and
  * which threads are heavy rotates, so that threads of one group stay equal
  * over time. Where time dithering is not possible (unprivileged, nice only
- * goes up) the count is rounded, and a common scale for all buckets is
- * searched so that the largest relative error of any bucket is smallest.
+ * goes up) or not needed (sleeping threads: a steady nice costs no calls)
+ * the count is rounded, and a common scale for all buckets is searched so
+ * that the largest relative error of any bucket is smallest.
  * Pure functions: no system calls. */
 #ifndef CGFUSED_ALLOC_NICE_H
 #define CGFUSED_ALLOC_NICE_H
