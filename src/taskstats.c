@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/* The first version with ac_tgid (Linux 5.19+). */
+/* The first version with ac_tgid. */
 #define TASKSTATS_V_TGID 12
 /* Forced receive buffer: the default one loses exits in bursts. */
 #define TS_RCVBUF (8 << 20)
@@ -48,14 +48,12 @@ struct genl_req {
 	char attrs[1024];
 };
 
-static void req_init(struct genl_req *r, uint16_t type, uint8_t cmd, uint16_t flags,
-		     uint32_t seq)
+static void req_init(struct genl_req *r, uint16_t type, uint8_t cmd)
 {
 	memset(r, 0, NLMSG_HDRLEN + GENL_HDRLEN);
 	r->h.nlmsg_len = NLMSG_HDRLEN + GENL_HDRLEN;
 	r->h.nlmsg_type = type;
-	r->h.nlmsg_flags = NLM_F_REQUEST | flags;
-	r->h.nlmsg_seq = seq;
+	r->h.nlmsg_flags = NLM_F_REQUEST;
 	r->g.cmd = cmd;
 	r->g.version = TASKSTATS_GENL_VERSION;
 }
@@ -280,7 +278,7 @@ static int resolve_family(struct taskstats_listener *ts)
 	const struct nlmsghdr *h;
 	int ret;
 
-	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0, 0);
+	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY);
 	req_put(&r, CTRL_ATTR_FAMILY_NAME, TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME));
 	ret = ctl_call(ts, &r, buf, sizeof(buf), &h);
 	if (ret < 0)
@@ -302,7 +300,7 @@ int taskstats_query(struct taskstats_listener *ts, pid_t tid, struct taskstats_r
 
 	if (tid <= 0)
 		return -ESRCH;
-	req_init(&r, ts->family, TASKSTATS_CMD_GET, 0, 0);
+	req_init(&r, ts->family, TASKSTATS_CMD_GET);
 	req_put(&r, TASKSTATS_CMD_ATTR_PID, &pid, sizeof(pid));
 	ret = ctl_call(ts, &r, buf, sizeof(buf), &h);
 	if (ret < 0)
@@ -344,7 +342,7 @@ static int send_cpumask(struct taskstats_listener *ts, uint16_t attr)
 	struct genl_req r;
 	int ret;
 
-	req_init(&r, ts->family, TASKSTATS_CMD_GET, 0, 0);
+	req_init(&r, ts->family, TASKSTATS_CMD_GET);
 	ret = req_put(&r, attr, ts->cpus, strlen(ts->cpus) + 1);
 	return ret ? ret : req_send(ts->nl, &r);
 }

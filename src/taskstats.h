@@ -19,6 +19,7 @@ struct taskstats_record {
 	uint64_t stime_us;	/* ac_stime: tick-sampled system time */
 };
 
+/* One caller at a time: a listener is not for several threads at once. */
 struct taskstats_listener;
 
 /* Registers for the exit records of every possible CPU, on a nonblocking

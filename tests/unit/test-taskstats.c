@@ -5,8 +5,10 @@
 #include <grp.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -497,6 +499,102 @@ static void test_query(void)
 	taskstats_listener_free(ts);
 }
 
+static void *do_nothing(void *arg)
+{
+	return arg;
+}
+
+/* Records lost to an overrun are counted, so that nothing goes missing
+ * unnoticed, and the listener goes on working afterwards. The buffer is
+ * shrunk here so that a few hundred exits overrun it. */
+static void test_lost(void)
+{
+	struct taskstats_listener *ts = open_as_root();
+	int small = 16384, nthreads = 400;
+	unsigned mine = 0;
+	uint64_t lost;
+	GArray *recs;
+	pid_t child;
+	struct measured m;
+	int fds[2];
+
+	if (!ts)
+		return;
+	g_assert_cmpint(setsockopt(taskstats_listener_fd(ts), SOL_SOCKET, SO_RCVBUFFORCE, &small,
+				   sizeof(small)), ==, 0);
+	child = fork();
+	g_assert_cmpint(child, >=, 0);
+	if (child == 0) {
+		for (int i = 0; i < nthreads; i++) {
+			pthread_t t;
+
+			if (pthread_create(&t, NULL, do_nothing, NULL) != 0 ||
+			    pthread_join(t, NULL) != 0)
+				_exit(2);
+		}
+		_exit(0);
+	}
+	g_assert_cmpint(waitpid(child, NULL, 0), ==, child);
+	recs = records_new();
+	g_assert_cmpint(taskstats_drain(ts, recs, &lost), ==, 0);
+	for (guint i = 0; i < recs->len; i++)
+		mine += rec_at(recs, i)->tgid == child;
+	g_test_message("%u records of %d exits, %" G_GUINT64_FORMAT " lost", mine, nthreads + 1,
+		       lost);
+	g_assert_cmpuint(lost, >, 0);
+	g_assert_cmpuint(mine + lost, >=, (uint64_t)nthreads + 1);
+	g_array_unref(recs);
+
+	g_assert_cmpint(pipe(fds), ==, 0);
+	child = fork();
+	g_assert_cmpint(child, >=, 0);
+	if (child == 0) {
+		send_measured(fds[1]);
+		_exit(0);
+	}
+	close(fds[1]);
+	read_measured(fds[0], &m, 1);
+	close(fds[0]);
+	g_assert_cmpint(waitpid(child, NULL, 0), ==, child);
+	recs = wait_records(ts, child, &m, 1);
+	check_run_ns(rec_at(recs, 0), &m);
+	g_array_unref(recs);
+	taskstats_listener_free(ts);
+}
+
+/* Outside the initial pid namespace the kernel refuses to register a
+ * listener (EINVAL), although it answers queries. */
+static void test_pid_namespace(void)
+{
+	pid_t child;
+	int status;
+
+	if (geteuid() != 0) {
+		g_test_skip("a pid namespace needs root");
+		return;
+	}
+	child = fork();
+	g_assert_cmpint(child, >=, 0);
+	if (child == 0) {
+		pid_t inner;
+
+		if (unshare(CLONE_NEWPID) < 0)
+			_exit(255);
+		inner = fork();
+		if (inner == 0) {
+			struct taskstats_listener *ts = taskstats_listener_open();
+
+			_exit(ts ? 254 : errno);
+		}
+		if (inner < 0 || waitpid(inner, &status, 0) != inner || !WIFEXITED(status))
+			_exit(253);
+		_exit(WEXITSTATUS(status));
+	}
+	g_assert_cmpint(waitpid(child, &status, 0), ==, child);
+	g_assert_true(WIFEXITED(status));
+	g_assert_cmpint(WEXITSTATUS(status), ==, EINVAL);
+}
+
 /* Without CAP_NET_ADMIN the kernel refuses: EPERM. As root, try it in a
  * child that has become nobody. */
 static void test_unprivileged(void)
@@ -535,6 +633,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/taskstats/exit-record", test_exit_record);
 	g_test_add_func("/taskstats/thread-records", test_thread_records);
 	g_test_add_func("/taskstats/query", test_query);
+	g_test_add_func("/taskstats/lost", test_lost);
+	g_test_add_func("/taskstats/pid-namespace", test_pid_namespace);
 	g_test_add_func("/taskstats/unprivileged", test_unprivileged);
 	return g_test_run();
 }
