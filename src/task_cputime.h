@@ -46,8 +46,8 @@ struct cpu_times {
 /* /proc/schedstat (version 15 and later; CONFIG_SCHEDSTATS): the 7th
  * number of each "cpuN" line is rq_cpu_time, the ns tasks ran on CPU N,
  * added when a task leaves the CPU (so the running one's current stretch is
- * not in it yet). Sets run_ns of the CPUs below ncpus. 0, or -EPROTO for another version or
- * a malformed line. */
+ * not in it yet). Sets run_ns of the CPUs below ncpus. 0, or -EPROTO for
+ * another version or a malformed line. */
 int cpu_schedstat_parse(const char *text, struct cpu_times *cpus, unsigned ncpus);
 /* /proc/stat's "cpuN" lines: sets user_ticks and system_ticks of the CPUs
  * below ncpus. 0 or -EPROTO. */
