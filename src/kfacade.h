@@ -23,7 +23,7 @@ struct task_cputime {
 	uint64_t run_ns;	/* time on a CPU (schedstat: exact) */
 	uint64_t wait_ns;	/* time runnable on a run queue, waiting */
 	uint64_t utime, stime;	/* user and system time, USER_HZ ticks */
-	int cpu;		/* the CPU it last ran on */
+	int cpu;		/* the CPU it last ran on; -1: unknown */
 };
 
 /* What the kernel says happened to a thread. */

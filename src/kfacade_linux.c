@@ -6,6 +6,7 @@
 #include "cpumask.h"
 #include "kfacade_sched.h"
 #include "task_cputime.h"
+#include "taskstats.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -39,6 +40,12 @@ struct cgfused_proc_input {
 struct kfacade_linux {
 	struct kfacade base;
 	int nl;				/* proc connector socket */
+	/* Exited threads' last CPU figures (root only; NULL otherwise), and
+	 * what was drained of them: tid -> struct taskstats_record, this
+	 * call's and the previous call's (a record comes before its exit
+	 * report, but may be drained a call earlier). */
+	struct taskstats_listener *ts;
+	GHashTable *exits, *exits_before;
 	char *online_cpus;
 	char *online_mems;
 	unsigned nr_cpu_ids;
@@ -124,6 +131,57 @@ static bool linux_task_alive(struct kfacade *kf, pid_t tid, const struct task_id
 	return thread_ident(tid, &ino, NULL) == 0 && ino == id->ino;
 }
 
+/* USER_HZ ticks of user and system time in run_ns, split as the exit
+ * record's tick samples split. */
+static void final_from_record(const struct taskstats_record *r, struct task_cputime *out)
+{
+	uint64_t ticks = r->run_ns / (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+	uint64_t sampled = r->utime_us + r->stime_us;
+
+	*out = (struct task_cputime){ .run_ns = r->run_ns, .cpu = -1 };
+	out->utime = sampled ? ticks * r->utime_us / sampled : ticks;
+	out->stime = ticks - out->utime;
+}
+
+/* Gives exit events the thread's last figures: from taskstats as root,
+ * else from /proc while a process leader is still a zombie. */
+static void add_final_figures(struct kfacade_linux *kl, struct task_event *ev, unsigned n)
+{
+	if (kl->ts) {
+		GArray *records = g_array_new(FALSE, FALSE, sizeof(struct taskstats_record));
+		GHashTable *old = kl->exits_before;
+		uint64_t lost;
+
+		taskstats_drain(kl->ts, records, &lost);
+		kl->exits_before = kl->exits;
+		kl->exits = old;
+		g_hash_table_remove_all(kl->exits);
+		for (guint i = 0; i < records->len; i++) {
+			struct taskstats_record *r = &g_array_index(records, struct taskstats_record, i);
+
+			g_hash_table_insert(kl->exits, GINT_TO_POINTER(r->tid), g_memdup2(r, sizeof(*r)));
+		}
+		g_array_unref(records);
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct taskstats_record *r = NULL;
+		struct proc_task_cputime ct;
+
+		if (ev[i].what != TASK_EVENT_EXIT)
+			continue;
+		if (kl->ts && !(r = g_hash_table_lookup(kl->exits, GINT_TO_POINTER(ev[i].tid))))
+			r = g_hash_table_lookup(kl->exits_before, GINT_TO_POINTER(ev[i].tid));
+		if (r) {
+			final_from_record(r, &ev[i].final);
+			ev[i].final_valid = true;
+		} else if (!kl->ts && task_cputime_read(ev[i].tgid, ev[i].tid, &ct) == 0) {
+			ev[i].final = (struct task_cputime){ ct.run_ns, ct.wait_ns, ct.utime_ticks,
+							     ct.stime_ticks, ct.processor };
+			ev[i].final_valid = true;
+		}
+	}
+}
+
 static int linux_task_events(struct kfacade *kf, struct task_event *out, unsigned max)
 {
 	int nl = to_linux(kf)->nl;
@@ -168,6 +226,8 @@ static int linux_task_events(struct kfacade *kf, struct task_event *out, unsigne
 				};
 		}
 	}
+	if (!lost)
+		add_final_figures(to_linux(kf), out, n);
 	return lost ? -EOVERFLOW : (int)n;
 }
 
@@ -395,6 +455,12 @@ struct kfacade *kfacade_linux_new(void)
 	cpumask_parselist(possible, &mask, CPUMASK_BITS);
 	kl->nr_cpu_ids = MAX(cpumask_last_plus_one(&mask), 1);
 	g_free(possible);
+	kl->ts = taskstats_listener_open();
+	if (!kl->ts)
+		g_message("no taskstats (%s): an exited thread's last moments of CPU time "
+			  "are counted only as far as its last sample", g_strerror(errno));
+	kl->exits = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	kl->exits_before = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	return &kl->base;
 }
 
@@ -404,6 +470,10 @@ void kfacade_linux_free(struct kfacade *kf)
 
 	cn_send_op(kl->nl, PROC_CN_MCAST_IGNORE);
 	close(kl->nl);
+	if (kl->ts)
+		taskstats_listener_free(kl->ts);
+	g_hash_table_unref(kl->exits);
+	g_hash_table_unref(kl->exits_before);
 	g_free(kl->online_cpus);
 	g_free(kl->online_mems);
 	g_free(kl);

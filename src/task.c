@@ -72,17 +72,19 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 		.run_ns = now->run_ns - t->charged.run_ns,
 		.utime = delta(now->utime, t->charged.utime),
 		.stime = delta(now->stime, t->charged.stime),
-		.cpu = now->cpu,
+		/* Unknown (an exit record): where it ran last. */
+		.cpu = now->cpu >= 0 ? now->cpu : t->charged.cpu,
 	};
 	if (t->cset != core->init_css_set) {
 		for (unsigned i = 0; i < core->nr_subsys; i++) {
 			struct css *css = t->cset->subsys[i];
 
-			if (core->subsys[i]->charge && css->parent)
+			if (core->subsys[i]->charge && css && css->parent)
 				core->subsys[i]->charge(css, &d);
 		}
 	}
 	t->charged.run_ns = now->run_ns;
+	t->charged.cpu = d.cpu;
 	t->charged.utime = MAX(now->utime, t->charged.utime);
 	t->charged.stime = MAX(now->stime, t->charged.stime);
 }

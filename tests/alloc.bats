@@ -216,3 +216,17 @@ nice_sleeper() {
 	run cat g/tasks
 	assert_output ""
 }
+
+@test "a hierarchy with cpu alone: shares apply, nothing else is touched" {
+	local s m2=$CG_TMP/cpu-only
+	mkdir "$m2"
+	cg_mount_at "$m2" -o controllers=cpu
+	mkdir "$m2/g"
+	echo 2 >"$m2/g/cpu.shares"
+	nice_sleeper s 0
+	echo "$s" >"$m2/g/tasks"
+	eventually 19 nice_of "$s"
+	run cat "$m2/g/tasks"
+	assert_output "$s"
+	[ -z "$(ls "$m2/g" | grep -v '^cgroup\.\|^cpu\.\|^tasks$\|^notify_on_release$')" ]
+}
