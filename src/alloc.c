@@ -12,8 +12,8 @@
 #include "alloc_weight.h"
 #include "css_set.h"
 
-/* A thread that was runnable (running or waiting for a CPU) for this much
- * of the last period counts as runnable. */
+/* A thread that is runnable now, or was (running or waiting for a CPU) for
+ * this much of the last period, counts as runnable. */
 #define RUNNABLE_FRACTION 0.2
 /* Every this many sampled passes (5 s), nice values and affinities are read
  * back, to catch changes made behind our back. */
@@ -228,11 +228,11 @@ static void forget_processes(struct allocator *a, GPtrArray *tasks)
 }
 
 /* Reads the managed threads' CPU figures, charges them, and tells runnable
- * threads from sleeping ones. A running thread is read every pass; a
+ * threads from sleeping ones. A runnable thread is read every pass; a
  * sleeping one every SLEEPER_PASSES passes (a wake-up is seen within that
- * many periods), and not at all while its process's CPU time has not moved
- * (none of its threads ran): reading is what the allocator's time goes to
- * (a /proc read costs 6-14 us on this kind of machine). */
+ * many periods), and not while its process's CPU time has not moved (none
+ * of its threads ran, so none woke): reading is what the allocator's time
+ * goes to (a /proc read costs 6-14 us on this kind of machine). */
 static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 {
 	struct kfacade *kf = a->core->kf;
@@ -243,14 +243,14 @@ static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 		struct task_cputime now;
 		uint64_t at;
 
-		/* Sleepers by process, so a process's clock is read once. */
-		if (t->sched.sampled && !t->sched.runnable &&
-		    (unsigned)t->ident.tgid % SLEEPER_PASSES != a->rotation % SLEEPER_PASSES)
-			continue;
-		if (!process_ran(a, ran, t->ident.tgid) && t->sched.sampled) {
-			a->changed |= t->sched.runnable;
-			t->sched.runnable = false;
-			continue;
+		/* A runnable thread is read each time: one that waits for a
+		 * CPU all period long does not run, but is still runnable. */
+		if (t->sched.sampled && !t->sched.runnable) {
+			/* Sleepers by process, so a process's clock is read once. */
+			if ((unsigned)t->ident.tgid % SLEEPER_PASSES != a->rotation % SLEEPER_PASSES)
+				continue;
+			if (!process_ran(a, ran, t->ident.tgid))
+				continue;
 		}
 		at = now_ns();
 		if (kf->ops->task_cputime(kf, t->ident.tgid, t->tid, &now) < 0)
@@ -259,7 +259,8 @@ static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 		if (t->sched.sampled) {
 			uint64_t busy = (now.run_ns - MIN(now.run_ns, t->sched.run_ns)) +
 					(now.wait_ns - MIN(now.wait_ns, t->sched.wait_ns));
-			bool runnable = busy >= RUNNABLE_FRACTION * (double)(at - t->sched.at_ns);
+			bool runnable = now.runnable ||
+					busy >= RUNNABLE_FRACTION * (double)(at - t->sched.at_ns);
 
 			a->changed |= runnable != t->sched.runnable;
 			t->sched.runnable = runnable;

@@ -24,6 +24,10 @@ struct task_cputime {
 	uint64_t wait_ns;	/* time runnable on a run queue, waiting */
 	uint64_t utime, stime;	/* user and system time, USER_HZ ticks */
 	int cpu;		/* the CPU it last ran on; -1: unknown */
+	/* Running or waiting for a CPU now (state R). Needed besides the
+	 * times: a thread's wait time is added only when it gets the CPU, so
+	 * a starved one looks idle until then. */
+	bool runnable;
 };
 
 /* What the kernel says happened to a thread. */

@@ -176,7 +176,7 @@ static void add_final_figures(struct kfacade_linux *kl, struct task_event *ev, u
 			ev[i].final_valid = true;
 		} else if (!kl->ts && task_cputime_read(ev[i].tgid, ev[i].tid, &ct) == 0) {
 			ev[i].final = (struct task_cputime){ ct.run_ns, ct.wait_ns, ct.utime_ticks,
-							     ct.stime_ticks, ct.processor };
+							     ct.stime_ticks, ct.processor, false };
 			ev[i].final_valid = true;
 		}
 	}
@@ -315,7 +315,7 @@ static int linux_task_cputime(struct kfacade *kf, pid_t tgid, pid_t tid,
 	if (ret < 0)
 		return ret;
 	*out = (struct task_cputime){ ct.run_ns, ct.wait_ns, ct.utime_ticks, ct.stime_ticks,
-				      ct.processor };
+				      ct.processor, ct.state == 'R' };
 	return 0;
 }
 

@@ -616,6 +616,7 @@ void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_n
 	t->cputime.wait_ns += wait_ns;
 	t->cputime.utime += run_ns / 10000000;	/* USER_HZ 100 */
 	t->cputime.cpu = cpu;
+	t->cputime.runnable = run_ns + wait_ns > 0;
 	g_mutex_unlock(&fk->lock);
 }
 

@@ -53,7 +53,8 @@ struct fake_kf_calls {
 	unsigned nice, affinity, autogroup;	/* set_* calls so far */
 };
 
-/* Thread tid ran run_ns (and waited wait_ns to run), last on cpu. */
+/* Thread tid ran run_ns (and waited wait_ns to run), last on cpu; it is
+ * runnable from then on if either is not 0. */
 void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_ns, int cpu);
 int fake_kf_nice(struct fake_kf *fk, pid_t tid);
 /* Somebody else changes the thread's nice. */
