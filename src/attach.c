@@ -20,7 +20,32 @@ static void drop_untracked(struct cg_core *core, GPtrArray *created)
 	}
 }
 
-int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup)
+/* __cgroup1_procs_write(): the writer is root, or the target's real or
+ * saved uid is its own. The target is the thread or, for a whole process,
+ * its leader, checked once for all its threads. Its ids are read by tid:
+ * the thread found there must still be the one tracked. */
+static int may_move(struct cg_core *core, GPtrArray *tasks, pid_t target,
+		    const struct cg_cred *cred)
+{
+	struct kfacade *kf = core->kf;
+	const struct task *t = NULL;
+	struct task_uids ids;
+	int ret;
+
+	if (cred->uid == 0)
+		return 0;
+	for (guint i = 0; i < tasks->len; i++)
+		if (((const struct task *)g_ptr_array_index(tasks, i))->tid == target)
+			t = g_ptr_array_index(tasks, i);
+	ret = kf->ops->task_uids(kf, target, &ids);
+	if (ret == 0 && t && !kf->ops->task_alive(kf, t->tid, &t->ident))
+		ret = -ESRCH;
+	if (ret)
+		return ret;
+	return cred->uid == ids.uid || cred->uid == ids.suid ? 0 : -EACCES;
+}
+
+int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct cg_cred *cred)
 {
 	struct cg_core *core = dst->root->core;
 	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
@@ -48,11 +73,15 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup)
 	}
 	if (ret == 0 && tasks->len == 0)
 		ret = -ESRCH;
-	/* A task the daemon may not reschedule is refused, not ignored (the
-	 * kernel checks the leader once for a whole thread group). */
-	if (ret == 0)
-		ret = core->kf->ops->may_manage(core->kf,
-						((struct task *)g_ptr_array_index(tasks, 0))->tid);
+	if (ret == 0) {
+		const struct task *first = g_ptr_array_index(tasks, 0);
+
+		ret = may_move(core, tasks, threadgroup ? first->ident.tgid : pid, cred);
+		/* A task the daemon may not reschedule is refused, not ignored
+		 * (the kernel checks the leader once for a whole thread group). */
+		if (ret == 0)
+			ret = core->kf->ops->may_manage(core->kf, first->tid);
+	}
 
 	for (unsigned i = 0; ret == 0 && i < core->nr_subsys; i++) {
 		const struct cgroup_subsys *ss = core->subsys[i];

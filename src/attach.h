@@ -6,9 +6,10 @@
 #include "cgroup.h"
 
 /* Moves thread pid (or with threadgroup, every thread of its process) into
- * dst. Nothing changes unless it all succeeds: -ESRCH (no such task),
- * -EINVAL (a kernel thread), or a controller's veto (cpuset: -ENOSPC). */
-int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup);
+ * dst, if cred may move it. Nothing changes unless it all succeeds: -ESRCH
+ * (no such task), -EINVAL (a kernel thread), -EACCES (cred is neither root
+ * nor the task's owner), or a controller's veto (cpuset: -ENOSPC). */
+int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct cg_cred *cred);
 
 /* Appends the sorted ids of the threads in cgrp itself, or with procs of
  * the processes with at least one thread there. */

@@ -1,6 +1,7 @@
 /* Reading and writing control files: the kernel's cgroup_seqfile_show() and
  * cgroup_file_write() over the cftype tables. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <string.h>
 
@@ -30,6 +31,34 @@ static int resolve(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 	return cgroup_has_file(*cgrp, *f) ? 0 : -ENOENT;
 }
 
+/* may_open(): the access the flags ask for; O_TRUNC needs write access and
+ * dates the file (do_truncate() with ATTR_MTIME | ATTR_CTIME), although
+ * nothing is truncated. */
+int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flags,
+		 const struct cg_cred *cred)
+{
+	static const struct cg_setattr trunc = { .valid = CG_ATTR_MTIME | CG_ATTR_FILE };
+	struct cgroup *cgrp;
+	const struct cg_file *f;
+	struct cg_iattr attr;
+	int mask = (flags & O_ACCMODE) == O_RDONLY ? MAY_READ :
+		   (flags & O_ACCMODE) == O_WRONLY ? MAY_WRITE : MAY_READ | MAY_WRITE;
+	int ret;
+
+	if (flags & O_TRUNC)
+		mask |= MAY_WRITE;
+	g_mutex_lock(&core->lock);
+	ret = resolve(core, cgrp_id, file, &cgrp, &f);
+	if (ret == 0) {
+		cgroup_iattr(cgrp, file, &attr);
+		ret = iattr_permission(&attr, cred, mask);
+	}
+	if (ret == 0 && (flags & O_TRUNC))
+		iattr_setattr(cgroup_iattr_mut(cgrp, file), &trunc, cred);
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out)
 {
 	struct cgroup *cgrp;
@@ -56,7 +85,7 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 }
 
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
-		      const char *buf, size_t len, pid_t writer)
+		      const char *buf, size_t len, const struct cg_cred *cred)
 {
 	struct cgroup *cgrp;
 	const struct cg_file *f;
@@ -73,7 +102,7 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 	task_catch_up(core);	/* handlers may ask whether a group is populated */
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0) {
-		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, writer };
+		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, cred };
 		const struct cftype *cft = f->cft;
 
 		if (cft->write) {

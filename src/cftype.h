@@ -12,6 +12,7 @@
 
 struct css;
 struct cftype;
+struct cg_cred;
 
 enum {
 	CFTYPE_ONLY_ON_ROOT = 1u << 0,
@@ -19,11 +20,12 @@ enum {
 	CFTYPE_NO_PREFIX = 1u << 2,	/* no "ctl." in front of the name */
 };
 
-/* What a handler gets besides the css: the file and who writes. */
+/* What a handler gets besides the css: the file and who writes (the
+ * credentials the file was opened with; pid: the writing thread). */
 struct cg_file_ctx {
 	struct css *css;
 	const struct cftype *cft;
-	pid_t writer;			/* thread id of the writing caller */
+	const struct cg_cred *cred;
 };
 
 struct cftype {

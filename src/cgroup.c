@@ -3,7 +3,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #include "cgroup_files.h"
 #include "css_set.h"
@@ -28,20 +27,16 @@ void css_put(struct css *css)
 	struct cgroup *cgrp = css->cgroup;
 
 	g_hash_table_unref(cgrp->children);
+	if (cgrp->file_iattrs)
+		g_array_unref(cgrp->file_iattrs);
 	g_free(cgrp->name);
 	g_free(cgrp);
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-/* Makes a cgroup with its css, not yet visible in the tree. */
-static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent, const char *name)
+/* Makes a cgroup with its css, not yet visible in the tree: its directory
+ * with mode, it and its files owned by cred. */
+static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent, const char *name,
+				    mode_t mode, const struct cg_cred *cred)
 {
 	struct cg_core *core = root->core;
 	struct cgroup *cgrp = g_new0(struct cgroup, 1);
@@ -52,7 +47,18 @@ static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent,
 	cgrp->root = root;
 	cgrp->children = g_hash_table_new(g_str_hash, g_str_equal);
 	g_queue_init(&cgrp->csets);
-	cgrp->ctime_ns = now_ns();
+	cgrp->ctime_ns = iattr_now_ns();
+	cgrp->creator_uid = cred->uid;
+	cgrp->creator_gid = cred->gid;
+	cgrp->attr = (struct cg_iattr){
+		.uid = cred->uid,
+		.gid = cred->gid,
+		.mode = S_IFDIR | (mode & 01777),
+		.iattrs = cred->uid != 0 || cred->gid != 0,
+		.atime_ns = cgrp->ctime_ns,
+		.mtime_ns = cgrp->ctime_ns,
+		.ctime_ns = cgrp->ctime_ns,
+	};
 	if (parent)
 		cgrp->flags = parent->flags & (CGRP_NOTIFY_ON_RELEASE | CGRP_CPUSET_CLONE_CHILDREN);
 	cgrp->self.cgroup = cgrp;
@@ -185,7 +191,7 @@ struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clo
 	}
 	root->name = g_string_free(name, FALSE);
 	g_mutex_lock(&core->lock);
-	root->top = cgroup_create(root, NULL, "");
+	root->top = cgroup_create(root, NULL, "", 0555, &(struct cg_cred){ 0 });
 	if (clone_children)
 		root->top->flags |= CGRP_CPUSET_CLONE_CHILDREN;
 	add_root(core, root);
@@ -324,81 +330,136 @@ char *cgroup_path(const struct cgroup *cgrp)
 	return g_string_free(path, FALSE);
 }
 
-/* The kernel's rules for a new name in parent (cgroup_mkdir, kernfs). */
-static int check_new_name(struct cgroup *parent, const char *name)
+/* The kernel's rules for a new name in parent, in its order: the VFS
+ * looks the name up (search permission), finds it taken or checks that the
+ * parent may be written, then cgroup_mkdir refuses a newline. */
+static int check_new_name(struct cgroup *parent, const char *name, const struct cg_cred *cred)
 {
 	if (strlen(name) > CG_NAME_MAX)
 		return -ENAMETOOLONG;
-	if (strchr(name, '\n'))
-		return -EINVAL;
+	if (iattr_permission(&parent->attr, cred, MAY_EXEC))
+		return -EACCES;
 	if (cgroup_child(parent, name) || cgroup_file_by_name(parent, name, NULL))
 		return -EEXIST;
+	if (iattr_permission(&parent->attr, cred, MAY_WRITE | MAY_EXEC))
+		return -EACCES;
+	if (strchr(name, '\n'))
+		return -EINVAL;
 	return 0;
 }
 
-int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, uint64_t *new_id)
+/* kernfs dates a directory's change only once it has kernfs_iattrs. */
+static void dir_changed(struct cgroup *dir)
+{
+	if (dir->attr.iattrs)
+		dir->attr.mtime_ns = dir->attr.ctime_ns = iattr_now_ns();
+}
+
+int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+	     const struct cg_cred *cred, uint64_t *new_id)
 {
 	struct cgroup *parent, *cgrp;
 	int ret;
 
 	g_mutex_lock(&core->lock);
 	parent = cgroup_by_id(core, parent_id);
-	ret = parent ? check_new_name(parent, name) : -ENOENT;
+	ret = parent ? check_new_name(parent, name, cred) : -ENOENT;
 	if (ret == 0) {
-		cgrp = cgroup_create(parent->root, parent, name);
+		cgrp = cgroup_create(parent->root, parent, name, mode, cred);
 		g_hash_table_insert(parent->children, cgrp->name, cgrp);
+		dir_changed(parent);
 		*new_id = cgrp->id;
 	}
 	g_mutex_unlock(&core->lock);
 	return ret;
 }
 
-int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name)
+/* The VFS's part of removing or renaming parent/name: the lookup (search
+ * permission, ENOENT) and may_delete(). *cgrp is the group of that name,
+ * NULL for a control file. */
+static int may_delete_child(struct cgroup *parent, const char *name, const struct cg_cred *cred,
+			    struct cgroup **cgrp)
 {
-	struct cgroup *parent, *cgrp;
-	int ret = 0;
+	struct cg_iattr victim;
+	unsigned file;
+
+	if (!parent || iattr_permission(&parent->attr, cred, MAY_EXEC))
+		return parent ? -EACCES : -ENOENT;
+	if ((*cgrp = cgroup_child(parent, name)))
+		victim = (*cgrp)->attr;
+	else if (cgroup_file_by_name(parent, name, &file))
+		cgroup_iattr(parent, file, &victim);
+	else
+		return -ENOENT;
+	return iattr_may_delete(&parent->attr, &victim, cred);
+}
+
+int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
+	     const struct cg_cred *cred)
+{
+	struct cgroup *parent, *cgrp = NULL;
+	int ret;
 
 	g_mutex_lock(&core->lock);
 	task_catch_up(core);
 	parent = cgroup_by_id(core, parent_id);
-	cgrp = parent ? cgroup_child(parent, name) : NULL;
-	if (!cgrp)
-		ret = parent && cgroup_file_by_name(parent, name, NULL) ? -ENOTDIR : -ENOENT;
-	else if (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children))
+	ret = may_delete_child(parent, name, cred, &cgrp);
+	if (ret == 0 && !cgrp)
+		ret = -ENOTDIR;
+	else if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
 		ret = -EBUSY;
-	else {
+	else if (ret == 0) {
 		cgroup_destroy(cgrp);
+		dir_changed(parent);
 		check_for_release(parent);
 	}
 	g_mutex_unlock(&core->lock);
 	return ret;
 }
 
-int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
-	      uint64_t new_parent_id, const char *new_name)
+/* cgroup1_rename() and kernfs once the VFS agreed: only within the
+ * parent, never onto an existing name. */
+static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const char *new_name,
+			 const struct cg_cred *cred)
 {
-	struct cgroup *parent, *cgrp;
+	struct cgroup *parent = cgrp->parent;
 	int ret;
 
-	g_mutex_lock(&core->lock);
-	parent = cgroup_by_id(core, parent_id);
-	cgrp = parent ? cgroup_child(parent, name) : NULL;
-	if (!cgrp)
-		ret = parent && cgroup_file_by_name(parent, name, NULL) ? -ENOTDIR : -ENOENT;
-	else if (strchr(new_name, '\n'))
-		ret = -EINVAL;
-	else if (new_parent_id != parent_id)
-		ret = -EIO;
-	else if (strcmp(name, new_name) == 0)
-		ret = 0;
-	else if (cgroup_file_by_name(parent, new_name, NULL))
-		ret = -ENOTDIR;
-	else if ((ret = check_new_name(parent, new_name)) == 0) {
+	if (strchr(new_name, '\n'))
+		return -EINVAL;
+	if (new_parent != parent)
+		return -EIO;
+	if (strcmp(cgrp->name, new_name) == 0)
+		return 0;
+	if (cgroup_file_by_name(parent, new_name, NULL))
+		return -ENOTDIR;
+	ret = check_new_name(parent, new_name, cred);
+	if (ret == 0) {
 		g_hash_table_remove(parent->children, cgrp->name);
 		g_free(cgrp->name);
 		cgrp->name = g_strdup(new_name);
 		g_hash_table_insert(parent->children, cgrp->name, cgrp);
 	}
+	return ret;
+}
+
+int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
+	      uint64_t new_parent_id, const char *new_name, const struct cg_cred *cred)
+{
+	struct cgroup *parent, *new_parent, *cgrp = NULL;
+	int ret;
+
+	g_mutex_lock(&core->lock);
+	parent = cgroup_by_id(core, parent_id);
+	new_parent = cgroup_by_id(core, new_parent_id);
+	ret = may_delete_child(parent, name, cred, &cgrp);
+	if (ret == 0 && !new_parent)
+		ret = -ENOENT;
+	/* may_create() in the new parent */
+	if (ret == 0 && iattr_permission(&new_parent->attr, cred, MAY_WRITE | MAY_EXEC))
+		ret = -EACCES;
+	if (ret == 0)
+		ret = cgrp ? cgroup_rename(cgrp, new_parent, new_name, cred) : -ENOTDIR;
 	g_mutex_unlock(&core->lock);
 	return ret;
 }

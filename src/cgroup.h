@@ -12,15 +12,18 @@
 #define CGFUSED_CGROUP_H
 
 #include <glib.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "cftype.h"
+#include "iattr.h"
 #include "kfacade.h"
 
 #define CG_MAX_SUBSYS 16
 #define CG_NAME_MAX 4095	/* kernfs has no NAME_MAX: getname()'s PATH_MAX */
+#define CG_DIR UINT_MAX		/* as a file index: the cgroup's directory itself */
 
 struct cg_core;
 struct cg_root;
@@ -96,6 +99,11 @@ struct cgroup {
 	GQueue csets;			/* struct css_set * whose css here is ours */
 	unsigned flags;
 	int64_t ctime_ns;		/* creation time, CLOCK_REALTIME */
+	struct cg_iattr attr;		/* of its directory */
+	/* Who made it: its files belong to them until chown. */
+	uid_t creator_uid;
+	gid_t creator_gid;
+	GArray *file_iattrs;		/* files whose attributes changed, or NULL */
 	struct css self;		/* the cgroup's own css, for core files */
 	struct css *subsys[CG_MAX_SUBSYS];
 };
@@ -124,11 +132,41 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clone_children);
 void cg_core_free(struct cg_core *core);
 
-/* Directory operations: 0 or -errno, with the kernel's errno values. */
-int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, uint64_t *new_id);
-int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name);
+/* A hierarchy's root belongs to root, mode 0555, as on the kernel; with
+ * this, to a daemon's user who is not root: mode 0755, as that user has no
+ * root's override to make groups in a directory without write permission. */
+void cg_root_set_owner(struct cg_root *root, uid_t uid, gid_t gid);
+
+/* Directory operations: 0 or -errno, with the kernel's errno values, cred
+ * being who asks: the VFS's checks (search and write permission on the
+ * parent, its sticky bit) come first, in the kernel's order. A new group
+ * and its files belong to its maker (cgroup_kn_set_ugid), the directory
+ * with mode & 01777 (the caller applied its umask). */
+int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+	     const struct cg_cred *cred, uint64_t *new_id);
+int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
+	     const struct cg_cred *cred);
 int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
-	      uint64_t new_parent_id, const char *new_name);
+	      uint64_t new_parent_id, const char *new_name, const struct cg_cred *cred);
+/* cgroupfs cannot unlink: what the VFS answers (ENOENT, EACCES, EPERM for
+ * a sticky parent, EISDIR for a group, else EPERM). */
+int cg_unlink(struct cg_core *core, uint64_t parent_id, const char *name,
+	      const struct cg_cred *cred);
+
+/* Attributes of a cgroup's directory (file CG_DIR) or of one of its files:
+ * 0, or -ENOENT when there is no such cgroup or file. */
+int cg_get_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file, struct cg_iattr *out);
+/* Sets them as given, unchecked (to restore a saved state); the file type
+ * bits of attr->mode are ignored. */
+int cg_set_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		 const struct cg_iattr *attr);
+/* chmod, chown, utimes, truncate: checked as by the kernel, see
+ * iattr_setattr(). */
+int cg_setattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+	       const struct cg_setattr *req, const struct cg_cred *cred);
+/* access(2) and the like: 0 or -EACCES for the MAY_* bits in mask. */
+int cg_permission(struct cg_core *core, uint64_t cgrp_id, unsigned file, int mask,
+		  const struct cg_cred *cred);
 
 /* A cgroup id is a sequence number with its hierarchy's index in the low
  * bits, so that even a removed cgroup's id tells its hierarchy (an fd kept
@@ -146,14 +184,24 @@ bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f);
 const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,
 					  unsigned *index);
 bool cgroup_is_populated(const struct cgroup *cgrp);
+/* The attributes of the directory (CG_DIR) or a file it has; the second
+ * gives them to change, making the file's own copy on its first change. */
+void cgroup_iattr(const struct cgroup *cgrp, unsigned file, struct cg_iattr *out);
+struct cg_iattr *cgroup_iattr_mut(struct cgroup *cgrp, unsigned file);
 char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
 
-/* Control files: read builds the whole content at once (the kernel's seq_file
- * snapshot); write is one command. Both return 0/length or -errno; -ENODEV
- * once the cgroup is gone. writer is the thread id of the writing caller. */
+/* Control files: open checks cred's permission for the access flags ask
+ * (O_ACCMODE, O_TRUNC) and does what O_TRUNC does to the times; read
+ * builds the whole content at once (the kernel's seq_file snapshot); write
+ * is one command. All return 0/length or -errno; -ENODEV once the cgroup is
+ * gone. As on the kernel, a write is checked against the credentials the
+ * file was opened with (of->file->f_cred), not again for permission on the
+ * file; cred->pid is the writing thread (what "0" names). */
+int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flags,
+		 const struct cg_cred *cred);
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out);
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
-		      const char *buf, size_t len, pid_t writer);
+		      const char *buf, size_t len, const struct cg_cred *cred);
 
 /* Called locked: a css's reference counting. */
 void css_get(struct css *css);

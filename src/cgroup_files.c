@@ -32,7 +32,7 @@ static int procs_seq_show(struct css *css, const struct cftype *cft, GString *ou
 }
 
 /* __cgroup1_procs_write(): one id, surrounding white space allowed; 0 is the
- * writer itself. */
+ * writer itself. cgroup_attach() checks that the writer may move it. */
 static int procs_write(struct cg_file_ctx *ctx, char *buf, bool threadgroup)
 {
 	int pid;
@@ -40,7 +40,7 @@ static int procs_write(struct cg_file_ctx *ctx, char *buf, bool threadgroup)
 	/* Overflow is EINVAL here, not ERANGE (measured, and kernel source). */
 	if (kstrtoint(kstrstrip(buf), 0, &pid) < 0 || pid < 0)
 		return -EINVAL;
-	return cgroup_attach(ctx->css->cgroup, pid ? pid : ctx->writer, threadgroup);
+	return cgroup_attach(ctx->css->cgroup, pid ? pid : ctx->cred->pid, threadgroup, ctx->cred);
 }
 
 static int tasks_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
@@ -81,6 +81,11 @@ static int release_agent_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes
 	struct cg_root *root = ctx->css->cgroup->root;
 
 	(void)nbytes;
+	/* The agent runs with the daemon's rights: whoever owns the file, only
+	 * root (the kernel asks for CAP_SYS_ADMIN since 5.17) or the daemon's
+	 * own user, who made the hierarchy's root, may set it. */
+	if (ctx->cred->uid != 0 && ctx->cred->uid != root->top->creator_uid)
+		return -EPERM;
 	g_free(root->release_agent);
 	root->release_agent = g_strndup(kstrstrip(buf), RELEASE_AGENT_MAX - 1);
 	return 0;

@@ -33,10 +33,13 @@ struct node {
 };
 
 /* An open control file: the content of the last read from offset 0 (the
- * kernel's seq_file makes its snapshot then too). */
+ * kernel's seq_file makes its snapshot then too), and who opened it: a
+ * write is checked against the opener's ids, as on the kernel. */
 struct open_file {
 	uint64_t cgrp_id;
 	unsigned file;
+	uid_t uid;
+	gid_t gid;
 	GMutex lock;
 	GString *snapshot;
 };
@@ -50,6 +53,30 @@ struct dir_entry {
 static struct cg_core *req_core(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
+}
+
+/* The caller's credentials. Supplementary groups are asked for (libfuse
+ * reads them from /proc) only for a caller other than root, who needs
+ * none; the array returned holds them, for the caller to g_free(). */
+static gid_t *req_cred(fuse_req_t req, struct cg_cred *cred)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t *groups = NULL;
+	int n = 0;
+
+	*cred = (struct cg_cred){ .pid = ctx->pid, .uid = ctx->uid, .gid = ctx->gid };
+	if (ctx->uid == 0)
+		return NULL;
+	for (int size = 32;; size = n) {
+		groups = g_renew(gid_t, groups, size);
+		n = fuse_req_getgroups(req, size, groups);
+		if (n <= size)
+			break;
+	}
+	/* Unknown (the caller is gone): in no group but its own. */
+	cred->groups = groups;
+	cred->ngroups = n > 0 ? (unsigned)n : 0;
+	return groups;
 }
 
 static bool single_hierarchy(struct cg_core *core)
@@ -97,40 +124,51 @@ static struct node resolve(struct cg_core *core, fuse_ino_t ino)
 	return n;
 }
 
-static void fill_common(struct stat *st, int64_t time_ns)
+/* What is not a cgroup's: the directory of hierarchies, and what fstat
+ * of a removed group's file shows. The daemon's, made at time 0. */
+static struct cg_iattr daemon_iattr(mode_t mode)
 {
-	st->st_uid = geteuid();
-	st->st_gid = getegid();
-	st->st_blksize = 4096;
-	st->st_atim.tv_sec = st->st_mtim.tv_sec = st->st_ctim.tv_sec = time_ns / 1000000000;
-	st->st_atim.tv_nsec = st->st_mtim.tv_nsec = st->st_ctim.tv_nsec = time_ns % 1000000000;
+	return (struct cg_iattr){ .uid = geteuid(), .gid = getegid(), .mode = mode };
 }
 
-/* Called locked. Directories: 0755, a hierarchy's root 0555 (as the
- * kernel's), nlink 2 + subgroups; files: their cftype's mode, size 0. */
+static void fill_iattr(struct stat *st, const struct cg_iattr *a)
+{
+	st->st_mode = a->mode;
+	st->st_uid = a->uid;
+	st->st_gid = a->gid;
+	st->st_blksize = 4096;
+	st->st_atim.tv_sec = a->atime_ns / 1000000000;
+	st->st_atim.tv_nsec = a->atime_ns % 1000000000;
+	st->st_mtim.tv_sec = a->mtime_ns / 1000000000;
+	st->st_mtim.tv_nsec = a->mtime_ns % 1000000000;
+	st->st_ctim.tv_sec = a->ctime_ns / 1000000000;
+	st->st_ctim.tv_nsec = a->ctime_ns % 1000000000;
+}
+
+/* Called locked. Owner, mode and times are the core's; directories have
+ * nlink 2 + subgroups, files size 0. */
 static void node_stat(struct cg_core *core, fuse_ino_t ino, const struct node *n, struct stat *st)
 {
+	struct cg_iattr a;
+
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	switch (n->kind) {
 	case NODE_TOP:
-		st->st_mode = S_IFDIR | 0555;
+		a = daemon_iattr(S_IFDIR | 0555);
+		fill_iattr(st, &a);
 		st->st_nlink = 2 + core->roots->len;
-		fill_common(st, 0);
 		break;
 	case NODE_DIR:
-		st->st_mode = S_IFDIR | (n->cgrp->parent ? 0755 : 0555);
+		cgroup_iattr(n->cgrp, CG_DIR, &a);
+		fill_iattr(st, &a);
 		st->st_nlink = 2 + g_hash_table_size(n->cgrp->children);
-		fill_common(st, n->cgrp->ctime_ns);
 		break;
-	case NODE_FILE: {
-		const struct cg_file *f = g_ptr_array_index(n->cgrp->root->files, n->file);
-
-		st->st_mode = S_IFREG | cftype_mode(f->cft);
+	case NODE_FILE:
+		cgroup_iattr(n->cgrp, n->file, &a);
+		fill_iattr(st, &a);
 		st->st_nlink = 1;
-		fill_common(st, n->cgrp->ctime_ns);
 		break;
-	}
 	case NODE_NONE:
 		break;
 	}
@@ -221,20 +259,22 @@ static bool stat_removed(struct cg_core *core, fuse_ino_t ino, struct stat *st)
 	struct cg_root *root = cgroup_id_root(core, ino >> FS_SLOT_BITS);
 	unsigned slot = ino & ((1u << FS_SLOT_BITS) - 1);
 
+	struct cg_iattr a;
+
 	if (!root || (slot && slot - 1 >= root->files->len))
 		return false;
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
-	fill_common(st, 0);
 	if (slot) {
 		const struct cg_file *f = g_ptr_array_index(root->files, slot - 1);
 
-		st->st_mode = S_IFREG | cftype_mode(f->cft);
+		a = daemon_iattr(S_IFREG | cftype_mode(f->cft));
 		st->st_nlink = 1;
 	} else {
-		st->st_mode = S_IFDIR | 0755;
+		a = daemon_iattr(S_IFDIR | 0755);
 		st->st_nlink = 2;
 	}
+	fill_iattr(st, &a);
 	return true;
 }
 
@@ -257,17 +297,66 @@ static void cgfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 		fuse_reply_attr(req, &st, FS_CACHE_TIMEOUT);
 }
 
-/* truncate and touch succeed and change nothing, as on the kernel's
- * cgroupfs. Ownership and modes are not kept yet: EPERM. */
+/* The core's name of a directory or file inode: a cgroup id, and CG_DIR or
+ * the file's index. */
+static enum node_kind node_ref(struct cg_core *core, fuse_ino_t ino, uint64_t *id, unsigned *file)
+{
+	struct node n;
+
+	g_mutex_lock(&core->lock);
+	n = resolve(core, ino);
+	if (n.kind == NODE_DIR || n.kind == NODE_FILE) {
+		*id = n.cgrp->id;
+		*file = n.kind == NODE_FILE ? n.file : CG_DIR;
+	}
+	g_mutex_unlock(&core->lock);
+	return n.kind;
+}
+
+static int64_t timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/* chmod, chown, utimes and truncate, which the core checks and keeps
+ * (truncate changes nothing, as on the kernel's cgroupfs). */
 static void cgfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
 			 struct fuse_file_info *fi)
 {
-	(void)attr;
-	if (to_set & (FUSE_SET_ATTR_MODE | FUSE_SET_ATTR_UID | FUSE_SET_ATTR_GID)) {
-		fuse_reply_err(req, EPERM);
-		return;
-	}
-	cgfs_getattr(req, ino, fi);
+	struct cg_core *core = req_core(req);
+	struct cg_setattr sa = { .mode = attr->st_mode, .uid = attr->st_uid, .gid = attr->st_gid,
+				 .atime_ns = timespec_ns(&attr->st_atim),
+				 .mtime_ns = timespec_ns(&attr->st_mtim) };
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	enum node_kind kind;
+	uint64_t id = 0;
+	unsigned file = 0;
+	int err;
+
+	if (to_set & FUSE_SET_ATTR_MODE)
+		sa.valid |= CG_ATTR_MODE;
+	if (to_set & FUSE_SET_ATTR_UID)
+		sa.valid |= CG_ATTR_UID;
+	if (to_set & FUSE_SET_ATTR_GID)
+		sa.valid |= CG_ATTR_GID;
+	if (to_set & FUSE_SET_ATTR_SIZE)
+		sa.valid |= CG_ATTR_SIZE | (fi ? CG_ATTR_FILE : 0);
+	if (to_set & FUSE_SET_ATTR_ATIME)
+		sa.valid |= CG_ATTR_ATIME | (to_set & FUSE_SET_ATTR_ATIME_NOW ? 0 : CG_ATTR_ATIME_SET);
+	if (to_set & FUSE_SET_ATTR_MTIME)
+		sa.valid |= CG_ATTR_MTIME | (to_set & FUSE_SET_ATTR_MTIME_NOW ? 0 : CG_ATTR_MTIME_SET);
+	kind = node_ref(core, ino, &id, &file);
+	if (kind == NODE_TOP)
+		err = EPERM;	/* the directory of hierarchies is not a cgroup's */
+	else if (kind == NODE_NONE)
+		err = ENOENT;
+	else
+		err = -cg_setattr(core, id, file, &sa, &cred);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		cgfs_getattr(req, ino, fi);
 }
 
 static void reply_new_dir(fuse_req_t req, struct cg_core *core, uint64_t id)
@@ -287,28 +376,25 @@ static void reply_new_dir(fuse_req_t req, struct cg_core *core, uint64_t id)
  * says when the parent is not a cgroup. */
 static int dir_id(struct cg_core *core, fuse_ino_t ino, uint64_t *id)
 {
-	struct node n;
+	unsigned file;
+	enum node_kind kind = node_ref(core, ino, id, &file);
 
-	g_mutex_lock(&core->lock);
-	n = resolve(core, ino);
-	if (n.kind == NODE_DIR)
-		*id = n.cgrp->id;
-	g_mutex_unlock(&core->lock);
-	if (n.kind == NODE_TOP)
+	if (kind == NODE_TOP)
 		return EPERM;
-	return n.kind == NODE_DIR ? 0 : ENOENT;
+	return kind == NODE_DIR ? 0 : ENOENT;
 }
 
 static void cgfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
 	uint64_t pid, id;
 	int err;
 
-	(void)mode;
 	err = dir_id(core, parent, &pid);
-	if (!err)
-		err = -cg_mkdir(core, pid, name, &id);
+	if (!err)	/* mode comes with the caller's umask applied */
+		err = -cg_mkdir(core, pid, name, mode, &cred, &id);
 	if (err)
 		fuse_reply_err(req, err);
 	else
@@ -318,16 +404,20 @@ static void cgfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode
 static void cgfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
 	uint64_t pid;
 	int err = dir_id(core, parent, &pid);
 
-	fuse_reply_err(req, err ? err : -cg_rmdir(core, pid, name));
+	fuse_reply_err(req, err ? err : -cg_rmdir(core, pid, name, &cred));
 }
 
 static void cgfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
 	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
 	uint64_t pid, newpid;
 	int err;
 
@@ -338,24 +428,43 @@ static void cgfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	err = dir_id(core, parent, &pid);
 	if (!err)
 		err = dir_id(core, newparent, &newpid);
-	fuse_reply_err(req, err ? err : -cg_rename(core, pid, name, newpid, newname));
+	fuse_reply_err(req, err ? err : -cg_rename(core, pid, name, newpid, newname, &cred));
 }
 
 /* Control files cannot be removed, linked to or made: kernfs has no such
- * operations, and the VFS answers EPERM, or EACCES for a regular file. */
+ * operations, and the VFS answers EPERM, or EACCES for a regular file -
+ * after its own checks, which answer EACCES to whoever may not change
+ * the directory. */
 static void cgfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	(void)parent;
-	(void)name;
-	fuse_reply_err(req, EPERM);
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	uint64_t pid;
+
+	fuse_reply_err(req, dir_id(core, parent, &pid) ? EPERM : -cg_unlink(core, pid, name, &cred));
+}
+
+/* may_create(): EACCES for whoever may not add to the directory, else
+ * what cgroupfs answers. */
+static void reply_may_create(fuse_req_t req, fuse_ino_t parent, int err)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	uint64_t id;
+
+	if (dir_id(core, parent, &id) == 0 &&
+	    cg_permission(core, id, CG_DIR, MAY_WRITE | MAY_EXEC, &cred) < 0)
+		err = EACCES;
+	fuse_reply_err(req, err);
 }
 
 static void cgfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
 {
 	(void)link;
-	(void)parent;
 	(void)name;
-	fuse_reply_err(req, EPERM);
+	reply_may_create(req, parent, EPERM);
 }
 
 static void cgfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
@@ -363,15 +472,14 @@ static void cgfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, cons
 	(void)ino;
 	(void)newparent;
 	(void)newname;
-	fuse_reply_err(req, EPERM);
+	fuse_reply_err(req, EPERM);	/* may_linkat() refuses first */
 }
 
 static void cgfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
 {
-	(void)parent;
 	(void)name;
 	(void)rdev;
-	fuse_reply_err(req, S_ISREG(mode) ? EACCES : EPERM);
+	reply_may_create(req, parent, S_ISREG(mode) ? EACCES : EPERM);
 }
 
 static void cgfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
@@ -387,19 +495,28 @@ static void cgfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 static void cgfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
 	struct open_file *of;
-	struct node n;
+	enum node_kind kind;
+	uint64_t id = 0;
+	unsigned file = 0;
+	int err;
 
-	g_mutex_lock(&core->lock);
-	n = resolve(core, ino);
-	g_mutex_unlock(&core->lock);
-	if (n.kind != NODE_FILE) {
-		fuse_reply_err(req, n.kind == NODE_NONE ? ENOENT : EISDIR);
+	kind = node_ref(core, ino, &id, &file);
+	if (kind != NODE_FILE)
+		err = kind == NODE_NONE ? ENOENT : EISDIR;
+	else
+		err = -cg_file_open(core, id, file, fi->flags, &cred);
+	if (err) {
+		fuse_reply_err(req, err);
 		return;
 	}
 	of = g_new0(struct open_file, 1);
-	of->cgrp_id = n.cgrp->id;
-	of->file = n.file;
+	of->cgrp_id = id;
+	of->file = file;
+	of->uid = cred.uid;
+	of->gid = cred.gid;
 	g_mutex_init(&of->lock);
 	fi->fh = (uintptr_t)of;
 	/* Size 0 but content: bypass the page cache. No FLUSH round trip. */
@@ -451,11 +568,14 @@ static void cgfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t s
 		       struct fuse_file_info *fi)
 {
 	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	/* The opener's ids (the writer's may differ: an inherited fd); a write
+	 * checks no mode bits, so no groups. */
+	struct cg_cred cred = { .pid = fuse_req_ctx(req)->pid, .uid = of->uid, .gid = of->gid };
 	ssize_t ret;
 
 	(void)ino;
 	(void)off;	/* each write is one command, wherever it lands */
-	ret = cg_file_write(req_core(req), of->cgrp_id, of->file, buf, size, fuse_req_ctx(req)->pid);
+	ret = cg_file_write(req_core(req), of->cgrp_id, of->file, buf, size, &cred);
 	if (ret < 0)
 		fuse_reply_err(req, (int)-ret);
 	else
@@ -486,13 +606,24 @@ static void free_entry(gpointer p)
 	g_free(((struct dir_entry *)p)->name);
 }
 
-/* The listing is taken at opendir, so that offsets stay meaningful. */
+/* The listing is taken at opendir, so that offsets stay meaningful. Only
+ * who may read the directory may list it. */
 static void cgfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cg_core *core = req_core(req);
-	GArray *entries = g_array_new(FALSE, FALSE, sizeof(struct dir_entry));
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	GArray *entries;
 	struct node n;
+	uint64_t id;
+	unsigned file;
 
+	if (node_ref(core, ino, &id, &file) == NODE_DIR &&
+	    cg_permission(core, id, CG_DIR, MAY_READ, &cred) < 0) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	entries = g_array_new(FALSE, FALSE, sizeof(struct dir_entry));
 	g_array_set_clear_func(entries, free_entry);
 	g_mutex_lock(&core->lock);
 	n = resolve(core, ino);
@@ -561,6 +692,27 @@ static void cgfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 	fuse_reply_err(req, 0);
 }
 
+/* access(2) and chdir, asked only without -o default_permissions. */
+static void cgfs_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_iattr top = daemon_iattr(S_IFDIR | 0555);
+	uint64_t id = 0;
+	unsigned file = 0;
+	enum node_kind kind = node_ref(core, ino, &id, &file);
+	int err;
+
+	if (kind == NODE_NONE)
+		err = ENOENT;
+	else if (kind == NODE_TOP)
+		err = -iattr_permission(&top, &cred, mask);
+	else
+		err = -cg_permission(core, id, file, mask, &cred);
+	fuse_reply_err(req, err);
+}
+
 static void cgfs_statfs(fuse_req_t req, fuse_ino_t ino)
 {
 	struct statvfs st = { .f_bsize = 4096, .f_frsize = 4096, .f_namemax = CG_NAME_MAX };
@@ -590,5 +742,6 @@ const struct fuse_lowlevel_ops cgfs_ops = {
 	.readdir = cgfs_readdir,
 	.releasedir = cgfs_releasedir,
 	.statfs = cgfs_statfs,
+	.access = cgfs_access,
 	.create = cgfs_create,
 };

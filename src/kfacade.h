@@ -53,6 +53,11 @@ struct system_cputime {
 	uint64_t user_ns[CPUMASK_BITS], system_ns[CPUMASK_BITS];
 };
 
+/* A thread's user ids (the "Uid:" line of /proc/TID/status). */
+struct task_uids {
+	uid_t uid, euid, suid, fsuid;
+};
+
 struct kfacade;
 
 struct kfacade_ops {
@@ -109,6 +114,8 @@ struct kfacade_ops {
 	 * nice, and setting that nice (which weighs the whole session). */
 	int (*get_autogroup)(struct kfacade *kf, pid_t tid, int *id, int *nice);
 	int (*set_autogroup_nice)(struct kfacade *kf, pid_t tid, int nice);
+	/* The user ids of thread tid: 0, or -ESRCH when there is none. */
+	int (*task_uids)(struct kfacade *kf, pid_t tid, struct task_uids *uids);
 };
 
 struct kfacade {

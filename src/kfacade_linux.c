@@ -56,14 +56,22 @@ static struct kfacade_linux *to_linux(struct kfacade *kf)
 	return (struct kfacade_linux *)kf;
 }
 
+/* The content of /proc/TID/status, or NULL when there is no such thread. */
+static char *proc_status(pid_t tid)
+{
+	char path[64], *data = NULL;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	return g_file_get_contents(path, &data, NULL, NULL) ? data : NULL;
+}
+
 /* Tgid and whether it is a kernel thread, from /proc/TID/status. */
 static int read_status(pid_t tid, pid_t *tgid, bool *kthread)
 {
-	char path[64], *data = NULL, *line;
+	char *data = proc_status(tid), *line;
 	int ret = -ESRCH;
 
-	snprintf(path, sizeof(path), "/proc/%d/status", tid);
-	if (!g_file_get_contents(path, &data, NULL, NULL))
+	if (!data)
 		return ret;
 	*kthread = false;
 	if ((line = strstr(data, "\nTgid:")) && sscanf(line + 6, "%d", tgid) == 1)
@@ -358,6 +366,21 @@ static int linux_system_cputime(struct kfacade *kf, struct system_cputime *out)
 	return ret;
 }
 
+static int linux_task_uids(struct kfacade *kf, pid_t tid, struct task_uids *uids)
+{
+	char *data, *line;
+	int ret = -ESRCH;
+
+	(void)kf;
+	if (tid <= 0 || !(data = proc_status(tid)))
+		return ret;
+	if ((line = strstr(data, "\nUid:")) &&
+	    sscanf(line + 5, "%u %u %u %u", &uids->uid, &uids->euid, &uids->suid, &uids->fsuid) == 4)
+		ret = 0;
+	g_free(data);
+	return ret;
+}
+
 static const struct kfacade_ops linux_ops = {
 	.task_open = linux_task_open,
 	.task_close = linux_task_close,
@@ -382,6 +405,7 @@ static const struct kfacade_ops linux_ops = {
 	.set_affinity = ksched_set_affinity,
 	.get_autogroup = ksched_get_autogroup,
 	.set_autogroup_nice = ksched_set_autogroup_nice,
+	.task_uids = linux_task_uids,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */

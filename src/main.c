@@ -28,6 +28,7 @@
 struct cgfused_config {
 	GString *controllers;	/* as given: "cpu,cpuacct:cpuset" */
 	int clone_children;
+	int default_permissions;
 	char *mountpoint;	/* the first non-option argument */
 	int help;
 };
@@ -35,6 +36,8 @@ struct cgfused_config {
 static const struct fuse_opt cgfused_opts[] = {
 	{ "clone_children", offsetof(struct cgfused_config, clone_children), 1 },
 	{ "noclone_children", offsetof(struct cgfused_config, clone_children), 0 },
+	{ "default_permissions", offsetof(struct cgfused_config, default_permissions), 1 },
+	{ "nodefault_permissions", offsetof(struct cgfused_config, default_permissions), 0 },
 	FUSE_OPT_END
 };
 
@@ -93,7 +96,9 @@ static void usage(const char *prog)
 	       "                           ':' separates hierarchies, each mounted in a\n"
 	       "                           subdirectory named after its controllers\n"
 	       "    -o clone_children      new groups start with their parent's cpuset (default)\n"
-	       "    -o noclone_children    new groups start with an empty cpuset\n\n",
+	       "    -o noclone_children    new groups start with an empty cpuset\n"
+	       "    -o default_permissions the kernel checks modes too (default)\n"
+	       "    -o nodefault_permissions  only cgfused checks them\n\n",
 	       prog, DEFAULT_CONTROLLERS);
 }
 
@@ -164,7 +169,8 @@ static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *
 int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
-	struct cgfused_config conf = { .clone_children = 1, .controllers = g_string_new(NULL) };
+	struct cgfused_config conf = { .clone_children = 1, .default_permissions = 1,
+				       .controllers = g_string_new(NULL) };
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
 	struct kfacade *kf = NULL;
@@ -178,6 +184,11 @@ int main(int argc, char *argv[])
 	if (fuse_opt_parse(&args, &conf, cgfused_opts, opt_proc) < 0)
 		goto out;
 	if (!conf.help && conf.mountpoint && mountpoint_prepare(conf.mountpoint, &created) < 0)
+		goto out;
+	/* The kernel then checks modes on every path walk, which the daemon
+	 * cannot see (a name it looked up once stays cached); the daemon
+	 * checks every operation it serves all the same. */
+	if (conf.default_permissions && fuse_opt_add_arg(&args, "-odefault_permissions") != 0)
 		goto out;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		goto out;
@@ -214,8 +225,13 @@ int main(int argc, char *argv[])
 	while (cgfused_controllers[nr])
 		nr++;
 	core = cg_core_new(cgfused_controllers, nr, kf);
-	for (guint i = 0; i < masks->len; i++)
-		cg_root_new(core, g_array_index(masks, unsigned, i), conf.clone_children);
+	for (guint i = 0; i < masks->len; i++) {
+		struct cg_root *root = cg_root_new(core, g_array_index(masks, unsigned, i),
+						   conf.clone_children);
+
+		if (geteuid() != 0)
+			cg_root_set_owner(root, geteuid(), getegid());
+	}
 	alloc_new(core);
 
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);

@@ -181,11 +181,15 @@ cg_tids() {
 	ls "/proc/$1/task" | sort -n
 }
 
+# CG_AS: a command that cg_write and cg_op run their interpreter under
+# (setpriv ..., to act as another user); none unless a test sets it.
+CG_AS=()
+
 # cg_write FILE BYTES: ONE open(O_WRONLY) and ONE write() of BYTES (python
 # escapes \n \t \x00 \\ are decoded), printing the count write() returned, or
 # "ERRNO strerror" of the failed write (or "open: ERRNO strerror").
 cg_write() {
-	"$CG_PYTHON" -c '
+	"${CG_AS[@]}" "$CG_PYTHON" -c '
 import errno, os, sys
 data = sys.argv[2].encode("latin-1").decode("unicode_escape").encode("latin-1")
 try:
@@ -201,9 +205,11 @@ except OSError as e:
 }
 
 # cg_op OP ARGS...: one syscall (mkdir rmdir rename unlink link symlink mknod
-# mkfifo creat excl), printing "ok" or "ERRNO strerror".
+# mkfifo creat excl; chmod PATH OCTAL, chown PATH UID GID, touch (utimes
+# now), settime PATH SECONDS, truncate (to 0), stat, ls (listdir)),
+# printing "ok" or "ERRNO strerror".
 cg_op() {
-	"$CG_PYTHON" -c '
+	"${CG_AS[@]}" "$CG_PYTHON" -c '
 import errno, os, stat, sys
 op, a = sys.argv[1], sys.argv[2:]
 try:
@@ -217,6 +223,13 @@ try:
     elif op == "mkfifo": os.mkfifo(a[0])
     elif op == "creat": os.close(os.open(a[0], os.O_WRONLY | os.O_CREAT, 0o644))
     elif op == "excl": os.close(os.open(a[0], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+    elif op == "chmod": os.chmod(a[0], int(a[1], 8))
+    elif op == "chown": os.chown(a[0], int(a[1]), int(a[2]))
+    elif op == "touch": os.utime(a[0])
+    elif op == "settime": os.utime(a[0], (int(a[1]), int(a[1])))
+    elif op == "truncate": os.truncate(a[0], 0)
+    elif op == "stat": os.stat(a[0])
+    elif op == "ls": os.listdir(a[0])
     else: sys.exit("unknown op " + op)
     print("ok")
 except OSError as e:

@@ -13,6 +13,7 @@ struct fake_thread {
 	struct task_cputime cputime;
 	int nice, autogroup;
 	struct cpumask cpus;
+	struct task_uids uids;	/* all 0 (root) unless set */
 };
 
 /* One identity the core tracks (between task_open and task_close). */
@@ -384,6 +385,16 @@ static int fake_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice)
 	return t ? 0 : -ESRCH;
 }
 
+static int fake_task_uids(struct kfacade *kf, pid_t tid, struct task_uids *uids)
+{
+	struct fake_thread t;
+
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*uids = t.uids;
+	return 0;
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
@@ -408,6 +419,7 @@ static const struct kfacade_ops fake_ops = {
 	.set_affinity = fake_set_affinity,
 	.get_autogroup = fake_get_autogroup,
 	.set_autogroup_nice = fake_set_autogroup_nice,
+	.task_uids = fake_task_uids,
 };
 
 struct fake_kf *fake_kf_new(void)
@@ -580,6 +592,17 @@ void fake_kf_lose_exits(struct fake_kf *fk)
 	g_mutex_lock(&fk->lock);
 	g_queue_clear_full(&fk->pending, g_free);
 	fk->lost = true;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_set_uids(struct fake_kf *fk, pid_t tid, const struct task_uids *uids)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	g_assert_nonnull(t);
+	t->uids = *uids;
 	g_mutex_unlock(&fk->lock);
 }
 

@@ -42,6 +42,9 @@ void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid);
  * with a new identity takes its id, in process tgid. */
 void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
 
+/* Gives the live thread tid these user ids (a new thread has all 0). */
+void fake_kf_set_uids(struct fake_kf *fk, pid_t tid, const struct task_uids *uids);
+
 /* The events waiting now are lost, and the next ->task_events() says so
  * (-EOVERFLOW), as the proc connector does when its buffer overruns. */
 void fake_kf_lose_exits(struct fake_kf *fk);

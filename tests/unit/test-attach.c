@@ -21,6 +21,7 @@
 #define P200 200		/* one thread */
 #define P300 300		/* threads 300, 301: the writer's process */
 #define WRITER 301
+static const struct cg_cred writer_cred = { .pid = WRITER };
 
 /* ---- helpers ------------------------------------------------------------ */
 
@@ -318,7 +319,7 @@ static void test_exit(void)
 	a = mkdir_ok(&e, e.top[0], "a");
 	wr_ok(&e, a, "tasks", "200");
 	wr_ok(&e, a, "cgroup.procs", "100");
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, -EBUSY);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, -EBUSY);
 
 	fake_kf_exit(e.fk, 200);
 	assert_content(&e, a, "tasks", "100\n101\n102\n");
@@ -329,7 +330,7 @@ static void test_exit(void)
 	fake_kf_exit(e.fk, 100);
 	assert_content(&e, a, "tasks", "101\n102\n");
 	assert_content(&e, a, "cgroup.procs", "100\n");
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, -EBUSY);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, -EBUSY);
 
 	fake_kf_exit_process(e.fk, 100);
 	assert_content(&e, a, "tasks", "");
@@ -338,7 +339,7 @@ static void test_exit(void)
 	g_assert_cmpuint(nr_tasks(&e), ==, 0);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
 	g_assert_false(lists(&e, e.top[0], "tasks", 200));
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	env_teardown(&e);
 }
 
@@ -353,7 +354,7 @@ static void test_exit_then_rmdir(void)
 	a = mkdir_ok(&e, e.top[0], "a");
 	wr_ok(&e, a, "tasks", "200");
 	fake_kf_exit(e.fk, 200);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
 	env_teardown(&e);
@@ -410,7 +411,7 @@ static void test_lost_exits_resync(void)
 	fake_kf_reuse(e.fk, 200, 200);
 	fake_kf_lose_exits(e.fk);
 	assert_content(&e, a, "tasks", "");
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	env_teardown(&e);
 }
 
@@ -472,7 +473,7 @@ static void test_pid_reuse(void)
 	g_assert_true(css_set_cgroup(t->cset, e.root[0]) == cgroup_by_id(e.core, b));
 	g_mutex_unlock(&e.core->lock);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 1);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 
 	/* A thread id reused by another process: the old process is not
 	 * listed for it any more. */
@@ -611,30 +612,30 @@ static void test_rmdir_rules(void)
 	c = mkdir_ok(&e, p, "c");
 	wr_ok(&e, busy, "tasks", "200");
 
-	EXPECT_INT(cg_rmdir(e.core, e.top[0], "busy"), -EBUSY, "rmdir %s", "busy (task)");
-	EXPECT_INT(cg_rmdir(e.core, e.top[0], "p"), -EBUSY, "rmdir %s", "p (child)");
-	EXPECT_INT(cg_rmdir(e.core, e.top[0], "nonexist"), -ENOENT, "rmdir %s", "nonexist");
-	EXPECT_INT(cg_rmdir(e.core, e.top[0], "tasks"), -ENOTDIR, "rmdir %s", "tasks");
-	EXPECT_INT(cg_rmdir(e.core, e.top[0], "cpu.shares"), -ENOTDIR, "rmdir %s", "cpu.shares");
-	EXPECT_INT(cg_rmdir(e.core, e.top[0], "release_agent"), -ENOTDIR, "rmdir %s",
+	EXPECT_INT(cg_rmdir(e.core, e.top[0], "busy", &root_cred), -EBUSY, "rmdir %s", "busy (task)");
+	EXPECT_INT(cg_rmdir(e.core, e.top[0], "p", &root_cred), -EBUSY, "rmdir %s", "p (child)");
+	EXPECT_INT(cg_rmdir(e.core, e.top[0], "nonexist", &root_cred), -ENOENT, "rmdir %s", "nonexist");
+	EXPECT_INT(cg_rmdir(e.core, e.top[0], "tasks", &root_cred), -ENOTDIR, "rmdir %s", "tasks");
+	EXPECT_INT(cg_rmdir(e.core, e.top[0], "cpu.shares", &root_cred), -ENOTDIR, "rmdir %s", "cpu.shares");
+	EXPECT_INT(cg_rmdir(e.core, e.top[0], "release_agent", &root_cred), -ENOTDIR, "rmdir %s",
 		   "/release_agent");
-	EXPECT_INT(cg_rmdir(e.core, p, "cgroup.procs"), -ENOTDIR, "rmdir %s", "p/cgroup.procs");
+	EXPECT_INT(cg_rmdir(e.core, p, "cgroup.procs", &root_cred), -ENOTDIR, "rmdir %s", "p/cgroup.procs");
 	/* Root-only files do not exist in a child. */
-	EXPECT_INT(cg_rmdir(e.core, p, "release_agent"), -ENOENT, "rmdir %s", "p/release_agent");
-	EXPECT_INT(cg_rmdir(e.core, 999999, "x"), -ENOENT, "rmdir %s", "in unknown parent");
+	EXPECT_INT(cg_rmdir(e.core, p, "release_agent", &root_cred), -ENOENT, "rmdir %s", "p/release_agent");
+	EXPECT_INT(cg_rmdir(e.core, 999999, "x", &root_cred), -ENOENT, "rmdir %s", "in unknown parent");
 
 	/* A leaf with control files goes; then its parent. */
-	g_assert_cmpint(cg_rmdir(e.core, p, "c"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, p, "c", &root_cred), ==, 0);
 	g_mutex_lock(&e.core->lock);
 	g_assert_null(cgroup_by_id(e.core, c));
 	g_mutex_unlock(&e.core->lock);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "p"), ==, 0);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "p"), ==, -ENOENT);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "p", &root_cred), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "p", &root_cred), ==, -ENOENT);
 
 	/* The same name again is a new group with a new id. */
 	old = busy;
 	wr_ok(&e, e.top[0], "tasks", "200");
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "busy"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "busy", &root_cred), ==, 0);
 	busy = mkdir_ok(&e, e.top[0], "busy");
 	g_assert_cmpuint(busy, !=, old);
 	env_teardown(&e);
@@ -656,7 +657,7 @@ static void test_rename_rules(void)
 	wr_ok(&e, full, "tasks", "101");
 
 	/* A new name in the same parent: same group, same tasks. */
-	g_assert_cmpint(cg_rename(e.core, e.top[0], "a", e.top[0], "a2"), ==, 0);
+	g_assert_cmpint(cg_rename(e.core, e.top[0], "a", e.top[0], "a2", &root_cred), ==, 0);
 	g_mutex_lock(&e.core->lock);
 	g_assert_null(cgroup_child(cgroup_by_id(e.core, e.top[0]), "a"));
 	g_assert_true(cgroup_child(cgroup_by_id(e.core, e.top[0]), "a2") ==
@@ -669,11 +670,11 @@ static void test_rename_rules(void)
 	g_free(path);
 	g_mutex_unlock(&e.core->lock);
 	assert_content(&e, a, "tasks", "200\n");
-	g_assert_cmpint(cg_mkdir(e.core, e.top[0], "a", &(uint64_t){ 0 }), ==, 0);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	g_assert_cmpint(cg_mkdir(e.core, e.top[0], "a", 0755, &root_cred, &(uint64_t){ 0 }), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 
 #define RENAME(from, pid, to, want)						\
-	EXPECT_INT(cg_rename(e.core, e.top[0], from, pid, to), want,		\
+	EXPECT_INT(cg_rename(e.core, e.top[0], from, pid, to, &root_cred), want,		\
 		   "rename %s -> %s", from, to)
 	RENAME("a2", e.top[0], "b", -EEXIST);		/* empty group */
 	RENAME("a2", e.top[0], "full", -EEXIST);	/* group with tasks */
@@ -716,22 +717,22 @@ static void test_mkdir_rules(void)
 
 	env_setup(&e);
 	c = mkdir_ok(&e, e.top[0], "c");
-	EXPECT_INT(cg_mkdir(e.core, e.top[0], "c", &id), -EEXIST, "mkdir %s", "c again");
+	EXPECT_INT(cg_mkdir(e.core, e.top[0], "c", 0755, &root_cred, &id), -EEXIST, "mkdir %s", "c again");
 	for (unsigned i = 0; i < G_N_ELEMENTS(files); i++) {
-		EXPECT_INT(cg_mkdir(e.core, e.top[0], files[i], &id), -EEXIST, "mkdir /%s",
+		EXPECT_INT(cg_mkdir(e.core, e.top[0], files[i], 0755, &root_cred, &id), -EEXIST, "mkdir /%s",
 			   files[i]);
-		EXPECT_INT(cg_mkdir(e.core, c, files[i], &id), -EEXIST, "mkdir c/%s", files[i]);
+		EXPECT_INT(cg_mkdir(e.core, c, files[i], 0755, &root_cred, &id), -EEXIST, "mkdir c/%s", files[i]);
 	}
 	/* Root-only files exist in the root only. */
-	EXPECT_INT(cg_mkdir(e.core, e.top[0], "release_agent", &id), -EEXIST, "mkdir %s",
+	EXPECT_INT(cg_mkdir(e.core, e.top[0], "release_agent", 0755, &root_cred, &id), -EEXIST, "mkdir %s",
 		   "/release_agent");
-	EXPECT_INT(cg_mkdir(e.core, e.top[0], "cgroup.sane_behavior", &id), -EEXIST,
+	EXPECT_INT(cg_mkdir(e.core, e.top[0], "cgroup.sane_behavior", 0755, &root_cred, &id), -EEXIST,
 		   "mkdir %s", "/cgroup.sane_behavior");
 	for (unsigned i = 0; i < G_N_ELEMENTS(odd); i++)
-		EXPECT_INT(cg_mkdir(e.core, c, odd[i], &id), 0, "mkdir c/%s", odd[i]);
-	EXPECT_INT(cg_mkdir(e.core, c, "nl\nname", &id), -EINVAL, "mkdir %s", "nl\\nname");
-	EXPECT_INT(cg_mkdir(e.core, c, "\n", &id), -EINVAL, "mkdir %s", "\\n");
-	EXPECT_INT(cg_mkdir(e.core, 999999, "x", &id), -ENOENT, "mkdir %s", "in unknown parent");
+		EXPECT_INT(cg_mkdir(e.core, c, odd[i], 0755, &root_cred, &id), 0, "mkdir c/%s", odd[i]);
+	EXPECT_INT(cg_mkdir(e.core, c, "nl\nname", 0755, &root_cred, &id), -EINVAL, "mkdir %s", "nl\\nname");
+	EXPECT_INT(cg_mkdir(e.core, c, "\n", 0755, &root_cred, &id), -EINVAL, "mkdir %s", "\\n");
+	EXPECT_INT(cg_mkdir(e.core, 999999, "x", 0755, &root_cred, &id), -ENOENT, "mkdir %s", "in unknown parent");
 
 	/* Depth, and kernfs' name lengths: up to PATH_MAX - 1. */
 	d = mkdir_ok(&e, c, "a");
@@ -742,7 +743,7 @@ static void test_mkdir_rules(void)
 		if (len != 255 && len != 256 && len != 1000 && len != 4095 && len != 4096)
 			continue;
 		name = g_strnfill(len, 'n');
-		EXPECT_INT(cg_mkdir(e.core, c, name, &id), len == 4096 ? -ENAMETOOLONG : 0,
+		EXPECT_INT(cg_mkdir(e.core, c, name, 0755, &root_cred, &id), len == 4096 ? -ENAMETOOLONG : 0,
 			   "mkdir name of %u chars", len);
 		g_free(name);
 	}
@@ -761,8 +762,8 @@ static void test_removed_group(void)
 	populate(&e);
 	a = mkdir_ok(&e, e.top[0], "a");
 	tasks = file_index(&e, a, "tasks");
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
-	g_assert_cmpint(cg_file_write(e.core, a, tasks, "200", 3, WRITER), ==, -ENODEV);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
+	g_assert_cmpint(cg_file_write(e.core, a, tasks, "200", 3, &writer_cred), ==, -ENODEV);
 	g_assert_cmpint(cg_file_read(e.core, a, tasks, out), ==, -ENODEV);
 	g_assert_cmpuint(nr_tasks(&e), ==, 0);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
@@ -801,14 +802,14 @@ static gpointer race_dirs(gpointer data)
 	for (unsigned i = 0; i < RACE_DIR_ITERS &&
 	     g_atomic_int_get(&r->workers_done) < RACE_WORKERS; i++) {
 		uint64_t id;
-		int ret = cg_mkdir(core, top, "r", &id);
+		int ret = cg_mkdir(core, top, "r", 0755, &root_cred, &id);
 
 		g_assert_true(ret == 0 || ret == -EEXIST);
 		if (ret == 0)
 			g_atomic_int_inc(&r->made);
 		for (unsigned y = 0; y < 10; y++)
 			g_thread_yield();
-		ret = cg_rmdir(core, top, "r");
+		ret = cg_rmdir(core, top, "r", &root_cred);
 		g_assert_true(ret == 0 || ret == -EBUSY);
 		g_atomic_int_inc(ret == 0 ? &r->removed : &r->busy);
 		g_thread_yield();
@@ -837,6 +838,7 @@ static gpointer race_worker(gpointer data)
 	struct race *r = w->r;
 	struct cg_core *core = r->e->core;
 	uint64_t top = r->e->top[0];
+	struct cg_cred cred = { .pid = w->pid };
 	char buf[16];
 	int len = g_snprintf(buf, sizeof(buf), "%d\n", w->pid);
 
@@ -848,7 +850,7 @@ static gpointer race_worker(gpointer data)
 		if (!id)
 			id = top + 1;	/* an id that was "r" once, or never was */
 		ret = cg_file_write(core, id, i % 2 ? r->procs : r->tasks, self ? "0" : buf,
-				    self ? 1 : (size_t)len, w->pid);
+				    self ? 1 : (size_t)len, &cred);
 		if (ret < 0) {
 			g_assert_true(ret == -ENODEV || ret == -ENOENT);
 			g_atomic_int_inc(&r->gone);
@@ -860,7 +862,7 @@ static gpointer race_worker(gpointer data)
 		if (i % 50 == 0) {
 			fake_kf_reuse(r->e->fk, w->pid, w->pid);	/* exits in "r" */
 		} else {
-			ret = cg_file_write(core, top, r->tasks, buf, (size_t)len, w->pid);
+			ret = cg_file_write(core, top, r->tasks, buf, (size_t)len, &cred);
 			g_assert_cmpint(ret, ==, len);
 		}
 		g_thread_yield();
@@ -977,7 +979,7 @@ static void test_race(void)
 	g_assert_cmpuint(g_queue_get_length(&e.core->init_css_set->tasks), ==,
 			 g_hash_table_size(e.core->tasks));
 	g_mutex_unlock(&e.core->lock);
-	ret = cg_rmdir(e.core, e.top[0], "r");
+	ret = cg_rmdir(e.core, e.top[0], "r", &root_cred);
 	g_assert_true(ret == 0 || ret == -ENOENT);
 	env_teardown(&e);
 }

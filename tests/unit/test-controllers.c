@@ -17,6 +17,7 @@
 #include "test-env.h"
 
 #define WRITER 1
+static const struct cg_cred writer_cred = { .pid = WRITER };
 
 /* ---- tables ------------------------------------------------------------- */
 
@@ -495,7 +496,7 @@ static void test_release_agent(void)
 	g_assert_null(cgroup_file_by_name(cgroup_by_id(e.core, c), "cgroup.sane_behavior", NULL));
 	g_mutex_unlock(&e.core->lock);
 	ra = file_index(&e, e.top[0], "release_agent");
-	g_assert_cmpint(cg_file_write(e.core, c, ra, "/bin/x", 6, WRITER), ==, -ENOENT);
+	g_assert_cmpint(cg_file_write(e.core, c, ra, "/bin/x", 6, &writer_cred), ==, -ENOENT);
 	env_teardown(&e);
 }
 
@@ -558,13 +559,13 @@ static void test_removed_group(void)
 	c = mkdir_ok(&e, e.top[0], "c");
 	shares = file_index(&e, c, "cpu.shares");
 	stat = file_index(&e, c, "cpu.stat");
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "c"), ==, 0);
-	g_assert_cmpint(cg_file_write(e.core, c, shares, "500", 3, WRITER), ==, -ENODEV);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "c", &root_cred), ==, 0);
+	g_assert_cmpint(cg_file_write(e.core, c, shares, "500", 3, &writer_cred), ==, -ENODEV);
 	g_assert_cmpint(cg_file_read(e.core, c, shares, out), ==, -ENODEV);
 	g_assert_cmpint(cg_file_read(e.core, c, stat, out), ==, -ENODEV);
 	c2 = mkdir_ok(&e, e.top[0], "c");
 	g_assert_cmpuint(c2, !=, c);
-	g_assert_cmpint(cg_file_write(e.core, c, shares, "500", 3, WRITER), ==, -ENODEV);
+	g_assert_cmpint(cg_file_write(e.core, c, shares, "500", 3, &writer_cred), ==, -ENODEV);
 	g_assert_cmpint(cg_file_read(e.core, c, shares, out), ==, -ENODEV);
 	assert_content(&e, c2, "cpu.shares", "1024\n");
 	g_assert_cmpuint(out->len, ==, 0);

@@ -103,7 +103,7 @@ static void test_release_move_back(void)
 	g_assert_cmpuint(e.core->init_css_set->refcount, ==, 3);
 	g_assert_true(g_queue_is_empty(&cgroup_by_id(e.core, a)->csets));
 	g_mutex_unlock(&e.core->lock);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	env_teardown(&e);
 }
 
@@ -137,7 +137,7 @@ static void test_release_exit(void)
 	g_mutex_lock(&e.core->lock);
 	g_assert_cmpuint(e.core->init_css_set->refcount, ==, 1);
 	g_mutex_unlock(&e.core->lock);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	env_teardown(&e);
 }
 
@@ -427,16 +427,16 @@ static void test_two_hierarchies(void)
 	g_assert_cmpuint(nr_css_sets(&e), ==, 3);	/* init, {top,y}, {x,y} */
 
 	/* x cannot go while 101 is in it, whatever the other hierarchy says. */
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "x"), ==, -EBUSY);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[1], "y"), ==, -EBUSY);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "x", &root_cred), ==, -EBUSY);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[1], "y", &root_cred), ==, -EBUSY);
 
 	/* Back to both roots: only init_css_set is left. */
 	wr_ok(&e, e.top[1], "cgroup.procs", "100");
-	g_assert_cmpint(cg_rmdir(e.core, e.top[1], "y"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[1], "y", &root_cred), ==, 0);
 	wr_ok(&e, e.top[0], "tasks", "101");	/* (test-attach covers procs) */
 	g_assert_cmpuint(nr_tasks(&e), ==, 2);	/* tracked until they exit */
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "x"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "x", &root_cred), ==, 0);
 	env_teardown(&e);
 }
 
@@ -457,8 +457,8 @@ static void test_two_hierarchies_exit(void)
 	assert_content(&e, x, "tasks", "");
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "x"), ==, 0);
-	g_assert_cmpint(cg_rmdir(e.core, e.top[1], "y"), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "x", &root_cred), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[1], "y", &root_cred), ==, 0);
 	env_teardown(&e);
 }
 

@@ -9,6 +9,8 @@
 #include "fake-kfacade.h"
 #include "test-env.h"
 
+const struct cg_cred root_cred = { .pid = 1 };
+
 static unsigned nr_controllers(void)
 {
 	unsigned n = 0;
@@ -61,7 +63,7 @@ uint64_t mkdir_ok(struct env *e, uint64_t parent, const char *name)
 {
 	uint64_t id = 0;
 
-	g_assert_cmpint(cg_mkdir(e->core, parent, name, &id), ==, 0);
+	g_assert_cmpint(cg_mkdir(e->core, parent, name, 0755, &root_cred, &id), ==, 0);
 	g_assert_cmpuint(id, !=, 0);
 	return id;
 }
@@ -82,7 +84,9 @@ unsigned file_index(struct env *e, uint64_t cgrp_id, const char *name)
 ssize_t wrn(struct env *e, uint64_t cgrp_id, const char *file, const char *buf, size_t len,
 	    pid_t writer)
 {
-	return cg_file_write(e->core, cgrp_id, file_index(e, cgrp_id, file), buf, len, writer);
+	struct cg_cred cred = { .pid = writer };
+
+	return cg_file_write(e->core, cgrp_id, file_index(e, cgrp_id, file), buf, len, &cred);
 }
 
 ssize_t wr(struct env *e, uint64_t cgrp_id, const char *file, const char *str)

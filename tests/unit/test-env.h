@@ -11,6 +11,8 @@
 
 #include <glib.h>
 
+#include "iattr.h"
+
 struct fake_kf;
 struct cg_core;
 struct cg_root;
@@ -31,6 +33,10 @@ struct cg_root;
 		if (got_ != want_)						\
 			FAILF(fmt ": got %lld, want %lld", __VA_ARGS__, got_, want_); \
 	} while (0)
+
+/* Root, as who makes, removes and renames groups in the tests that are not
+ * about permissions. */
+extern const struct cg_cred root_cred;
 
 /* The subsys_mask bit of a controller, by name. */
 unsigned ctl_bit(const char *name);
@@ -55,7 +61,7 @@ uint64_t mkdir_ok(struct env *e, uint64_t parent, const char *name);
 /* The index of the file name in group cgrp_id (which must have it). */
 unsigned file_index(struct env *e, uint64_t cgrp_id, const char *name);
 
-/* One write of len bytes to a file by thread writer. */
+/* One write of len bytes to a file by thread writer, as root. */
 ssize_t wrn(struct env *e, uint64_t cgrp_id, const char *file, const char *buf, size_t len,
 	    pid_t writer);
 /* One write of str to a file; the writer is thread e->writer. */
