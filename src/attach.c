@@ -95,9 +95,9 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct 
 			struct task *t = g_ptr_array_index(tasks, i);
 			struct css_set *cset = css_set_for_move(core, t->cset, dst);
 
-			/* What it ran so far stays with the groups it ran in. */
-			if (t->cset != core->init_css_set)
-				task_account(core, t);
+			/* What it ran so far stays with the groups it ran in (in
+			 * the root: is charged to no group). */
+			task_account(core, t);
 			task_set_css_set(core, t, cset);
 			put_css_set(core, cset);
 			if (cset == core->init_css_set)

@@ -35,6 +35,8 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 		return ret;
 	}
 	/* What it ran until now was in the root, which counts the system. */
+	if (core->kf->ops->process_cputime(core->kf, t->ident.tgid, &t->charged_proc_ns) < 0)
+		t->charged_proc_ns = UINT64_MAX;
 	core->kf->ops->task_cputime(core->kf, t->ident.tgid, tid, &t->charged);
 	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
 	t->sched.runnable = true;	/* until a sample says otherwise */
@@ -91,11 +93,20 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 
 bool task_account(struct cg_core *core, struct task *t)
 {
+	struct kfacade *kf = core->kf;
 	struct task_cputime now;
+	uint64_t clock;
 
-	if (core->kf->ops->task_cputime(core->kf, t->ident.tgid, t->tid, &now) < 0)
+	/* One clock read (not two /proc files) when the process did not run:
+	 * the common case of moving a sleeping task. */
+	if (kf->ops->process_cputime(kf, t->ident.tgid, &clock) < 0)
+		clock = UINT64_MAX;
+	else if (clock == t->charged_proc_ns)
+		return true;
+	if (kf->ops->task_cputime(kf, t->ident.tgid, t->tid, &now) < 0)
 		return false;
 	task_charge(core, t, &now);
+	t->charged_proc_ns = clock;
 	return true;
 }
 
@@ -149,6 +160,7 @@ static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uin
 	if (born_ns)
 		child->joined_ns = born_ns;
 	child->charged = (struct task_cputime){ 0 };
+	child->charged_proc_ns = UINT64_MAX;
 	child->sched = parent->sched;
 	child->sched.sampled = false;
 	child->sched.runnable = true;

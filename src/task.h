@@ -26,6 +26,10 @@ struct task {
 	GList *cset_node;		/* our node in cset->tasks */
 	uint64_t joined_ns;		/* boot time when it joined cset */
 	struct task_cputime charged;	/* its figures up to which it was charged */
+	/* Its process's CPU time when charged was read (UINT64_MAX: unknown):
+	 * while that has not moved, none of its threads ran, and a move need
+	 * not read /proc (task_account). */
+	uint64_t charged_proc_ns;
 	struct task_sched sched;
 };
 

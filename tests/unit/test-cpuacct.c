@@ -66,6 +66,12 @@ static void test_usage_follows_members(void)
 	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 40 * MS);
 	g_assert_cmpuint(usage(&e, b, "cpuacct.usage"), ==, 5 * MS);
 
+	/* What it ran in the root (tracked there) is no group's. */
+	wr_ok(&e, e.top[0], "tasks", "100");
+	fake_kf_run(e.fk, 100, 9 * MS, 0, 0);
+	wr_ok(&e, b, "tasks", "100");
+	g_assert_cmpuint(usage(&e, b, "cpuacct.usage"), ==, 5 * MS);
+
 	/* An exited thread's last figures stay counted. */
 	fake_kf_run(e.fk, 200, 7 * MS, 0, 2);
 	fake_kf_exit(e.fk, 200);
