@@ -75,16 +75,16 @@ teardown() {
 }
 
 @test "without -f it daemonizes: returns 0 with the file system mounted" {
-	run "$CGFUSED" "$MNT" 3>&-
+	run "$CGFUSED" -o "state=$CG_TMP/d.state" "$MNT" 3>&-
 	assert_success
 	assert_output ""
 	CG_MOUNTS+=("$MNT")
 	cg_wait_mounted "$MNT"
 	# Its PID, to stop it by PID only: the process whose command line is
-	# exactly this binary and this mount point.
+	# exactly this binary, these options and this mount point.
 	local f pid=
 	for f in /proc/[0-9]*/cmdline; do
-		if [[ $(tr '\0' '\n' <"$f" 2>/dev/null) == "$CGFUSED"$'\n'"$MNT" ]]; then
+		if [[ $(tr '\0' '\n' <"$f" 2>/dev/null) == "$CGFUSED"$'\n-o\nstate='"$CG_TMP/d.state"$'\n'"$MNT" ]]; then
 			pid=${f#/proc/}
 			pid=${pid%/cmdline}
 		fi
