@@ -91,7 +91,8 @@ int cgroup_attach_restore(struct cgroup *dst, pid_t tid, uint64_t ino, uint64_t 
 		t->joined_ns = joined_ns;	/* children born since then are its */
 		alloc_kick(core->alloc);
 	}
-	if (created && t->cset == core->init_css_set)
+	/* Nothing to remember of a task back in the root (or not moved). */
+	if (t->cset == core->init_css_set)
 		task_drop(core, t);
 	return ret;
 }
