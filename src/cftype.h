@@ -18,6 +18,9 @@ enum {
 	CFTYPE_ONLY_ON_ROOT = 1u << 0,
 	CFTYPE_NOT_ON_ROOT = 1u << 1,
 	CFTYPE_NO_PREFIX = 1u << 2,	/* no "ctl." in front of the name */
+	/* A write is an action, not a setting the state keeps (src/state.c):
+	 * moving tasks (recorded as memberships instead), resetting a counter. */
+	CFTYPE_NO_STATE = 1u << 3,
 };
 
 /* What a handler gets besides the css: the file and who writes (the

@@ -116,12 +116,12 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 
 /* In the kernel's order. The flag files name their flag in .private. */
 static const struct cftype cgroup_core_files[] = {
-	{ .name = "cgroup.procs", .seq_show = procs_seq_show, .write = cgroup_procs_write },
+	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE, .seq_show = procs_seq_show, .write = cgroup_procs_write },
 	{ .name = "cgroup.clone_children", .private = CGRP_CPUSET_CLONE_CHILDREN,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "cgroup.sane_behavior", .flags = CFTYPE_ONLY_ON_ROOT,
 	  .seq_show = sane_behavior_show },
-	{ .name = "tasks", .seq_show = tasks_seq_show, .write = tasks_write },
+	{ .name = "tasks", .flags = CFTYPE_NO_STATE, .seq_show = tasks_seq_show, .write = tasks_write },
 	{ .name = "notify_on_release", .private = CGRP_NOTIFY_ON_RELEASE,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "release_agent", .flags = CFTYPE_ONLY_ON_ROOT,

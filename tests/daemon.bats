@@ -75,16 +75,17 @@ teardown() {
 }
 
 @test "without -f it daemonizes: returns 0 with the file system mounted" {
-	run "$CGFUSED" "$MNT" 3>&-
+	run "$CGFUSED" -o "state=$CG_TMP/d.state" "$MNT" 3>&-
 	assert_success
 	assert_output ""
 	CG_MOUNTS+=("$MNT")
 	cg_wait_mounted "$MNT"
 	# Its PID, to stop it by PID only: the one process whose command line is
-	# exactly this binary and this (per-test) mount point.  pgrep reads /proc
-	# in one process; a shell loop forking per process crawls under load.
+	# exactly this binary, these options and this (per-test) mount point.
+	# pgrep reads /proc in one process; a shell loop forking per process
+	# crawls under load.
 	local pid
-	pid=$(pgrep -x -f "$CGFUSED $MNT")
+	pid=$(pgrep -x -f "$CGFUSED -o state=$CG_TMP/d.state $MNT")
 	[[ $pid =~ ^[0-9]+$ ]]
 	CG_DAEMONS+=("$pid")
 	run cat "$MNT/cpu.shares"

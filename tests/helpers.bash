@@ -60,11 +60,13 @@ cg_mount() {
 # cg_mount_at DIR [cgfused options...]: the same on another directory.
 # Sets CG_PID to the daemon's PID. Its output goes to $CG_TMP/cgfused.log
 # (shown when a test fails); fd 3 (bats' own) is closed, or bats would wait
-# for the daemon.
+# for the daemon. Its state goes to $CG_TMP/<DIR's name>.state (not to the
+# machine's /var/lib/cgfused) unless the options name one.
 cg_mount_at() {
-	local mnt=$1
+	local mnt=$1 state=()
 	shift
-	"$CGFUSED" -f "$@" "$mnt" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
+	[[ " $* " == *state=* ]] || state=(-o "state=$CG_TMP/${mnt##*/}.state")
+	"$CGFUSED" -f "${state[@]}" "$@" "$mnt" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
 	CG_PID=$!
 	CG_DAEMONS+=("$CG_PID")
 	CG_MOUNTS+=("$mnt")
