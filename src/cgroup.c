@@ -144,6 +144,8 @@ static void add_file(struct cg_root *root, const struct cftype *cft,
 	f->cft = cft;
 	f->ss = ss;
 	f->ssid = ssid;
+	f->max_write_len = cft->max_write_len ? cft->max_write_len(root->core->kf)
+					      : CFTYPE_WRITE_MAX;
 	if (ss && !(cft->flags & CFTYPE_NO_PREFIX))
 		f->name = g_strdup_printf("%s.%s", ss->name, cft->name);
 	else

@@ -197,6 +197,12 @@ static unsigned fake_nr_cpu_ids(struct kfacade *kf)
 	return FAKE_KF_NR_CPU_IDS;
 }
 
+static unsigned fake_nr_cpus(struct kfacade *kf)
+{
+	(void)kf;
+	return FAKE_KF_NR_CPUS;
+}
+
 static int fake_event_fd(struct kfacade *kf)
 {
 	(void)kf;
@@ -406,6 +412,7 @@ static const struct kfacade_ops fake_ops = {
 	.online_cpus = fake_online_cpus,
 	.online_mems = fake_online_mems,
 	.nr_cpu_ids = fake_nr_cpu_ids,
+	.nr_cpus = fake_nr_cpus,
 	.task_cputime = fake_task_cputime,
 	.process_cputime = fake_process_cputime,
 	.task_origin = fake_task_origin,
