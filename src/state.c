@@ -508,8 +508,9 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	st->log_fd = -1;
 	st->buf = g_string_sized_new(4096);
 	st->group = g_string_new(NULL);
-	st->path = g_strdup(path);
-	st->log_path = g_strconcat(path, ".log", NULL);
+	/* Absolute: a daemon that detaches itself moves to "/". */
+	st->path = g_canonicalize_filename(path, NULL);
+	st->log_path = g_strconcat(st->path, ".log", NULL);
 	st->boot_id = boot_id ? g_strdup(boot_id) : state_boot_id();
 	g_mutex_init(&st->sync_lock);
 	g_cond_init(&st->sync_cond);
@@ -521,7 +522,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 		state_free(st);
 		return NULL;
 	}
-	ret = state_replay(core, path, st->boot_id, &load);
+	ret = state_replay(core, st->path, st->boot_id, &load);
 	if (ret < 0) {
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
 			    "cannot read state %s: %s", path, g_strerror(-ret));
