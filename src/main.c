@@ -269,6 +269,10 @@ int main(int argc, char *argv[])
 	if (!se)
 		goto out;	/* libfuse said why (e.g. an unknown option) */
 	/* Before mounting: a state another daemon holds stops us here. */
+	if (conf.state && !*conf.state) {
+		fprintf(stderr, "cgfused: state= needs a file name (or none)\n");
+		goto out;
+	}
 	if (!conf.state || strcmp(conf.state, "none") != 0) {
 		state = open_state(core, conf.state, opts.mountpoint, &failed);
 		if (failed)

@@ -23,6 +23,7 @@ struct cg_state {
 	uint64_t generation;
 	unsigned log_records, snapshot_records;
 	bool write_failed;		/* said once */
+	GString *buf, *group;		/* the hooks' records, reused (locked) */
 	gint dirty;			/* the log changed since the last sync */
 	GThread *sync_thread;
 	GMutex sync_lock;
@@ -40,9 +41,16 @@ gsize state_rec_begin(GString *out, const char *type)
 	return start;
 }
 
+/* Without printf: a move's record is written under the core's lock. */
 void state_rec_num(GString *out, uint64_t val)
 {
-	g_string_append_printf(out, " %" PRIu64, val);
+	char buf[24], *p = buf + sizeof(buf);
+
+	do
+		*--p = (char)('0' + val % 10);
+	while ((val /= 10));
+	*--p = ' ';
+	g_string_append_len(out, p, buf + sizeof(buf) - p);
 }
 
 /* Spaces, '#', '%' and anything not printable ASCII are %-escaped. */
@@ -57,20 +65,26 @@ void state_rec_str(GString *out, const char *str)
 	}
 }
 
+/* g_str_hash() (djb2) of len bytes. */
 guint state_rec_hash(const char *body, gsize len)
 {
-	char *copy = g_strndup(body, len);
-	guint hash = g_str_hash(copy);
+	guint hash = 5381;
 
-	g_free(copy);
+	for (gsize i = 0; i < len; i++)
+		hash = (hash << 5) + hash + (guint)(signed char)body[i];
 	return hash;
 }
 
 void state_rec_end(GString *out, gsize line_start)
 {
+	static const char hex[] = "0123456789abcdef";
 	guint hash = state_rec_hash(out->str + line_start, out->len - line_start);
+	char buf[12] = " #";
 
-	g_string_append_printf(out, " #%08x\n", hash);
+	for (int i = 0; i < 8; i++)
+		buf[2 + i] = hex[(hash >> (28 - 4 * i)) & 0xf];
+	buf[10] = '\n';
+	g_string_append_len(out, buf, 11);
 }
 
 char *state_boot_id(void)
@@ -120,6 +134,14 @@ static void rec_group(GString *out, const char *type, const struct cgroup *cgrp)
 	g_free(path);
 }
 
+/* The same with the group's "=root =path" already escaped (in moves,
+ * where many records name one group). */
+static void rec_group_esc(GString *out, const char *type, const GString *group)
+{
+	state_rec_begin(out, type);
+	g_string_append_len(out, group->str, group->len);
+}
+
 static void rec_mkdir(GString *out, const struct cgroup *cgrp)
 {
 	gsize start = out->len;
@@ -162,11 +184,22 @@ static void rec_write(GString *out, const struct cgroup *cgrp, unsigned file, co
 	state_rec_end(out, start);
 }
 
-static void rec_task(GString *out, const struct task *t, const struct cgroup *cgrp)
+/* "=root =path" of a group. */
+static void group_esc(GString *out, const struct cgroup *cgrp)
+{
+	char *path = cgroup_path(cgrp);
+
+	g_string_truncate(out, 0);
+	state_rec_str(out, cgrp->root->name);
+	state_rec_str(out, path);
+	g_free(path);
+}
+
+static void rec_task(GString *out, const struct task *t, const GString *group)
 {
 	gsize start = out->len;
 
-	rec_group(out, "task", cgrp);
+	rec_group_esc(out, "task", group);
 	state_rec_num(out, (uint64_t)t->tid);
 	state_rec_num(out, t->ident.ino);
 	state_rec_num(out, t->joined_ns);
@@ -219,6 +252,7 @@ static void snapshot_group(GString *out, struct cgroup *cgrp, unsigned *nr)
 
 static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
 {
+	GString *group = g_string_new(NULL);
 	GHashTableIter iter;
 	struct task *t;
 
@@ -228,11 +262,13 @@ static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
 			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
 
 			if (cgrp && cgrp->parent) {
-				rec_task(out, t, cgrp);
+				group_esc(group, cgrp);
+				rec_task(out, t, group);
 				++*nr;
 			}
 		}
 	}
+	g_string_free(group, TRUE);
 }
 
 static int write_all(int fd, const char *buf, gsize len)
@@ -309,9 +345,11 @@ static int compact(struct cg_state *st)
 		st->snapshot_records = nr;
 		g_string_truncate(out, 0);
 		log_header(out, st->generation);
-		if (ftruncate(st->log_fd, 0) < 0 || write_all(st->log_fd, out->str, out->len) < 0 ||
-		    fdatasync(st->log_fd) < 0)
-			ret = -errno;
+		/* Synced by the sync thread: until then, a crash of the machine
+		 * leaves the older log, which the new snapshot makes ignored. */
+		ret = ftruncate(st->log_fd, 0) < 0 ? -errno
+						   : write_all(st->log_fd, out->str, out->len);
+		g_atomic_int_set(&st->dirty, 1);
 		st->log_records = 0;
 	} else {
 		unlink(tmp);
@@ -343,73 +381,74 @@ static void append(struct cg_state *st, GString *recs, unsigned nr)
 
 static void on_mkdir(void *data, struct cgroup *cgrp)
 {
-	GString *out = g_string_new(NULL);
+	struct cg_state *st = data;
 
-	rec_mkdir(out, cgrp);
-	append(data, out, 1);
-	g_string_free(out, TRUE);
+	g_string_truncate(st->buf, 0);
+	rec_mkdir(st->buf, cgrp);
+	append(st, st->buf, 1);
 }
 
 static void on_rmdir(void *data, struct cgroup *cgrp)
 {
-	GString *out = g_string_new(NULL);
+	struct cg_state *st = data;
 
-	rec_group(out, "rmdir", cgrp);
-	state_rec_end(out, 0);
-	append(data, out, 1);
-	g_string_free(out, TRUE);
+	g_string_truncate(st->buf, 0);
+	rec_group(st->buf, "rmdir", cgrp);
+	state_rec_end(st->buf, 0);
+	append(st, st->buf, 1);
 }
 
 static void on_rename(void *data, struct cgroup *cgrp, const char *old_name)
 {
-	GString *out = g_string_new(NULL);
+	struct cg_state *st = data;
 
-	/* The group by its old path, and its new name. */
-	rec_group(out, "rename", cgrp->parent);
-	state_rec_str(out, old_name);
-	state_rec_str(out, cgrp->name);
-	state_rec_end(out, 0);
-	append(data, out, 1);
-	g_string_free(out, TRUE);
+	/* The group by its parent's path, its old name and its new one. */
+	g_string_truncate(st->buf, 0);
+	rec_group(st->buf, "rename", cgrp->parent);
+	state_rec_str(st->buf, old_name);
+	state_rec_str(st->buf, cgrp->name);
+	state_rec_end(st->buf, 0);
+	append(st, st->buf, 1);
 }
 
 static void on_write(void *data, struct cgroup *cgrp, unsigned file, const char *text)
 {
-	GString *out = g_string_new(NULL);
+	struct cg_state *st = data;
 
-	rec_write(out, cgrp, file, text);
-	append(data, out, 1);
-	g_string_free(out, TRUE);
+	g_string_truncate(st->buf, 0);
+	rec_write(st->buf, cgrp, file, text);
+	append(st, st->buf, 1);
 }
 
 static void on_setattr(void *data, struct cgroup *cgrp, unsigned file)
 {
-	GString *out = g_string_new(NULL);
+	struct cg_state *st = data;
 
-	rec_attr(out, cgrp, file);
-	append(data, out, 1);
-	g_string_free(out, TRUE);
+	g_string_truncate(st->buf, 0);
+	rec_attr(st->buf, cgrp, file);
+	append(st, st->buf, 1);
 }
 
+/* One write(2) for all the moves of one attach: they all went to one group
+ * of root. A child that joined its parent's groups (root NULL) has a
+ * record per hierarchy. */
 static void on_move(void *data, struct task *const *tasks, unsigned n, const struct cg_root *root)
 {
 	struct cg_state *st = data;
-	GString *out = g_string_sized_new(96 * n);
 	unsigned nr = 0;
 
-	for (unsigned i = 0; i < n; i++) {
-		for (guint r = 0; r < st->core->roots->len; r++) {
-			const struct cg_root *rt = g_ptr_array_index(st->core->roots, r);
+	g_string_truncate(st->buf, 0);
+	for (guint r = 0; r < st->core->roots->len; r++) {
+		const struct cg_root *rt = g_ptr_array_index(st->core->roots, r);
 
-			if (root && rt != root)
-				continue;
-			/* The root group too: it undoes an older record. */
-			rec_task(out, tasks[i], css_set_cgroup(tasks[i]->cset, rt));
-			nr++;
-		}
+		if (root && rt != root)
+			continue;
+		/* The root group too: it undoes an older record. */
+		group_esc(st->group, css_set_cgroup(tasks[0]->cset, rt));
+		for (unsigned i = 0; i < n; i++, nr++)
+			rec_task(st->buf, tasks[i], st->group);
 	}
-	append(st, out, nr);
-	g_string_free(out, TRUE);
+	append(st, st->buf, nr);
 }
 
 /* The sync thread. */
@@ -467,8 +506,11 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 
 	st->core = core;
 	st->log_fd = -1;
-	st->path = g_strdup(path);
-	st->log_path = g_strconcat(path, ".log", NULL);
+	st->buf = g_string_sized_new(4096);
+	st->group = g_string_new(NULL);
+	/* Absolute: a daemon that detaches itself moves to "/". */
+	st->path = g_canonicalize_filename(path, NULL);
+	st->log_path = g_strconcat(st->path, ".log", NULL);
 	st->boot_id = boot_id ? g_strdup(boot_id) : state_boot_id();
 	g_mutex_init(&st->sync_lock);
 	g_cond_init(&st->sync_cond);
@@ -480,7 +522,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 		state_free(st);
 		return NULL;
 	}
-	ret = state_replay(core, path, st->boot_id, &load);
+	ret = state_replay(core, st->path, st->boot_id, &load);
 	if (ret < 0) {
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
 			    "cannot read state %s: %s", path, g_strerror(-ret));
@@ -529,6 +571,8 @@ void state_free(struct cg_state *st)
 		close(st->log_fd);	/* and the lock goes */
 	g_mutex_clear(&st->sync_lock);
 	g_cond_clear(&st->sync_cond);
+	g_string_free(st->buf, TRUE);
+	g_string_free(st->group, TRUE);
 	g_free(st->boot_id);
 	g_free(st->log_path);
 	g_free(st->path);

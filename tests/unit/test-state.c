@@ -25,9 +25,9 @@ struct st_env {
 	struct cg_state *st;
 };
 
-static void st_setup(struct st_env *s)
+static void st_setup_full(struct st_env *s, bool two_hierarchies)
 {
-	env_setup(&s->e);
+	env_setup_full(&s->e, two_hierarchies, true);
 	s->dir = g_dir_make_tmp("test-state.XXXXXX", NULL);
 	g_assert_nonnull(s->dir);
 	s->path = g_build_filename(s->dir, "s.state", NULL);
@@ -36,22 +36,37 @@ static void st_setup(struct st_env *s)
 	g_assert_nonnull(s->st);
 }
 
-/* The daemon dies (no snapshot) and a new one starts on the same system
- * and state file, with boot id boot. */
+static void st_setup(struct st_env *s)
+{
+	st_setup_full(s, false);
+}
+
+/* The daemon dies: no snapshot, the log as it is. */
+static void st_crash(struct st_env *s)
+{
+	state_free(s->st);
+	s->st = NULL;
+}
+
+/* The daemon dies (if it has not) and a new one starts on the same system,
+ * hierarchies and state file, with boot id boot. */
 static void st_restart(struct st_env *s, const char *boot)
 {
-	unsigned nr = 0;
+	unsigned nr = 0, masks[2] = { 0 };
 	GError *err = NULL;
 
 	if (s->st)
-		state_free(s->st);
+		st_crash(s);
+	for (unsigned r = 0; r < 2 && s->e.root[r]; r++)
+		masks[r] = s->e.root[r]->subsys_mask;
 	cg_core_free(s->e.core);
 	while (cgfused_controllers[nr])
 		nr++;
 	s->e.core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(s->e.fk));
-	s->e.root[0] = cg_root_new(s->e.core, ctl_bit("cpu") | ctl_bit("cpuacct") |
-				   ctl_bit("cpuset"), true);
-	s->e.top[0] = s->e.root[0]->top->id;
+	for (unsigned r = 0; r < 2 && masks[r]; r++) {
+		s->e.root[r] = cg_root_new(s->e.core, masks[r], true);
+		s->e.top[r] = s->e.root[r]->top->id;
+	}
 	s->st = state_open(s->e.core, s->path, boot, &err);
 	g_assert_no_error(err);
 	g_assert_nonnull(s->st);
@@ -70,15 +85,15 @@ static void st_teardown(struct st_env *s)
 	g_free(s->dir);
 }
 
-/* The id of the group at path under the first hierarchy, 0 if none. */
-static uint64_t group(struct st_env *s, const char *path)
+/* The id of the group at path in hierarchy r, 0 if none. */
+static uint64_t group_in(struct st_env *s, unsigned r, const char *path)
 {
 	char **names = g_strsplit(path, "/", -1);
 	struct cgroup *cgrp;
 	uint64_t id;
 
 	g_mutex_lock(&s->e.core->lock);
-	cgrp = s->e.root[0]->top;
+	cgrp = s->e.root[r]->top;
 	for (char **n = names; cgrp && *n; n++)
 		if (**n)
 			cgrp = cgroup_child(cgrp, *n);
@@ -86,6 +101,11 @@ static uint64_t group(struct st_env *s, const char *path)
 	g_mutex_unlock(&s->e.core->lock);
 	g_strfreev(names);
 	return id;
+}
+
+static uint64_t group(struct st_env *s, const char *path)
+{
+	return group_in(s, 0, path);
 }
 
 static unsigned count_lines(const char *path)
@@ -180,8 +200,7 @@ static void test_identity(void)
 	wr_ok(&s.e, a, "tasks", "300");
 	wr_ok(&s.e, a, "tasks", "301");
 	wr_ok(&s.e, a, "tasks", "302");
-	state_free(s.st);
-	s.st = NULL;
+	st_crash(&s);
 	fake_kf_reuse(s.e.fk, 300, 300);	/* another process got the id */
 	fake_kf_exit(s.e.fk, 301);		/* gone */
 
@@ -210,14 +229,38 @@ static void test_forks_while_down(void)
 	fake_kf_add_process(s.e.fk, 400, 1);
 	fake_kf_fork(s.e.fk, 400, 401, 401);	/* before the parent joined */
 	wr_ok(&s.e, a, "tasks", "400");
-	state_free(s.st);
-	s.st = NULL;
+	st_crash(&s);
 	fake_kf_fork(s.e.fk, 400, 402, 402);
 	fake_kf_fork(s.e.fk, 402, 403, 403);	/* a grandchild */
 
 	st_restart(&s, BOOT);
 	a = group(&s, "/a");
 	assert_content(&s.e, a, "tasks", "400\n402\n403\n");
+	st_teardown(&s);
+}
+
+/* With two hierarchies, a member is in a group of each; a child forked
+ * while the daemon ran is recorded in both, and comes back although its
+ * parent has gone. */
+static void test_two_hierarchies(void)
+{
+	struct st_env s;
+	uint64_t a, b;
+
+	st_setup_full(&s, true);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	b = mkdir_ok(&s.e, s.e.top[1], "b");
+	fake_kf_add_process(s.e.fk, 700, 1);
+	wr_ok(&s.e, a, "tasks", "700");
+	wr_ok(&s.e, b, "tasks", "700");
+	fake_kf_fork(s.e.fk, 700, 701, 701);
+	g_assert_true(lists(&s.e, a, "tasks", 701));	/* the fork is taken in */
+	fake_kf_exit_process(s.e.fk, 700);
+	g_assert_false(lists(&s.e, a, "tasks", 700));
+
+	st_restart(&s, BOOT);
+	assert_content(&s.e, group_in(&s, 0, "/a"), "tasks", "701\n");
+	assert_content(&s.e, group_in(&s, 1, "/b"), "tasks", "701\n");
 	st_teardown(&s);
 }
 
@@ -234,8 +277,7 @@ static void test_torn_and_garbled(void)
 	mkdir_ok(&s.e, s.e.top[0], "a");
 	mkdir_ok(&s.e, s.e.top[0], "b");
 	mkdir_ok(&s.e, s.e.top[0], "c");
-	state_free(s.st);
-	s.st = NULL;
+	st_crash(&s);
 	append_text(s.log_path, "mkdir =cpu,cpuacct,cpuset =/d 493 0");
 
 	env_setup(&fresh);
@@ -252,8 +294,7 @@ static void test_torn_and_garbled(void)
 	mkdir_ok(&s.e, s.e.top[0], "x");
 	mkdir_ok(&s.e, s.e.top[0], "y");
 	mkdir_ok(&s.e, s.e.top[0], "z");
-	state_free(s.st);
-	s.st = NULL;
+	st_crash(&s);
 	g_assert_true(g_file_get_contents(s.log_path, &data, NULL, NULL));
 	bad = strstr(data, "=/y ");
 	g_assert_nonnull(bad);
@@ -293,8 +334,7 @@ static void test_old_generation(void)
 	g_assert_true(g_file_get_contents(s.log_path, &old_log, &len, NULL));
 	g_assert_cmpint(cg_rmdir(s.e.core, s.e.top[0], "x", &root_cred), ==, 0);
 	g_assert_cmpint(state_snapshot(s.st), ==, 0);
-	state_free(s.st);
-	s.st = NULL;
+	st_crash(&s);
 	g_assert_true(g_file_set_contents(s.log_path, old_log, (gssize)len, NULL));
 	g_free(old_log);
 
@@ -392,6 +432,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/reload", test_reload);
 	g_test_add_func("/state/identity", test_identity);
 	g_test_add_func("/state/forks-while-down", test_forks_while_down);
+	g_test_add_func("/state/two-hierarchies", test_two_hierarchies);
 	g_test_add_func("/state/torn-and-garbled", test_torn_and_garbled);
 	g_test_add_func("/state/old-generation", test_old_generation);
 	g_test_add_func("/state/compaction", test_compaction);
