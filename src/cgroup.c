@@ -442,6 +442,8 @@ static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const c
 	struct cgroup *parent = cgrp->parent;
 	int ret;
 
+	if (strlen(new_name) > CG_NAME_MAX)
+		return -ENAMETOOLONG;	/* getname(), before anything */
 	if (strchr(new_name, '\n'))
 		return -EINVAL;
 	if (new_parent != parent)
