@@ -422,7 +422,9 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	ret = may_delete_child(parent, name, cred, &cgrp);
 	if (ret == 0 && !cgrp)
 		ret = -ENOTDIR;
-	else if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
+	if (ret == 0 && !g_hash_table_size(cgrp->children) && !g_queue_is_empty(&cgrp->csets))
+		task_drop_gone(core, cgrp);
+	if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
 		ret = -EBUSY;
 	else if (ret == 0) {
 		cg_notify(core, rmdir, cgrp);

@@ -28,6 +28,7 @@ struct fake_kf {
 	GHashTable *threads;	/* tid -> struct fake_thread *, live ones */
 	GHashTable *opens;	/* ino -> struct fake_open * */
 	GQueue pending;		/* struct task_event *, in order */
+	GQueue late;		/* exit reports not sent yet */
 	bool lost;		/* exit reports were dropped: say so once */
 	guint64 next_ino;
 	unsigned bad_closes;
@@ -438,6 +439,7 @@ struct fake_kf *fake_kf_new(void)
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	fk->opens = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	g_queue_init(&fk->pending);
+	g_queue_init(&fk->late);
 	fk->next_ino = 1000;
 	fk->privileged = true;
 	fk->ag_nice = g_hash_table_new(NULL, NULL);
@@ -449,6 +451,7 @@ void fake_kf_free(struct fake_kf *fk)
 	g_assert_cmpuint(g_hash_table_size(fk->opens), ==, 0);
 	g_assert_cmpuint(fk->bad_closes, ==, 0);
 	g_queue_clear_full(&fk->pending, g_free);
+	g_queue_clear_full(&fk->late, g_free);
 	g_hash_table_unref(fk->opens);
 	g_hash_table_unref(fk->threads);
 	g_hash_table_unref(fk->ag_nice);
@@ -524,6 +527,24 @@ void fake_kf_exit(struct fake_kf *fk, pid_t tid)
 {
 	g_mutex_lock(&fk->lock);
 	exit_locked(fk, tid);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_exit_late(struct fake_kf *fk, pid_t tid)
+{
+	g_mutex_lock(&fk->lock);
+	if (g_hash_table_contains(fk->threads, GINT_TO_POINTER(tid))) {
+		exit_locked(fk, tid);
+		g_queue_push_tail(&fk->late, g_queue_pop_tail(&fk->pending));
+	}
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_report_late(struct fake_kf *fk)
+{
+	g_mutex_lock(&fk->lock);
+	while (!g_queue_is_empty(&fk->late))
+		g_queue_push_tail(&fk->pending, g_queue_pop_head(&fk->late));
 	g_mutex_unlock(&fk->lock);
 }
 
