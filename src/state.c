@@ -526,8 +526,15 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	}
 	ret = state_replay(core, st->path, st->boot_id, &load);
 	if (ret < 0) {
-		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
-			    "cannot read state %s: %s", path, g_strerror(-ret));
+		const char *file = load.bad_log ? st->log_path : st->path;
+
+		if (ret == -EBADMSG)
+			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not a cgfused "
+				    "state file (or is damaged); left as it is: move it away or "
+				    "choose another with -o state=FILE", file);
+		else
+			g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
+				    "cannot read state %s: %s", file, g_strerror(-ret));
 		state_free(st);
 		return NULL;
 	}
