@@ -110,6 +110,17 @@ static bool header(GPtrArray *recs, const char *magic, guint nfields, guint64 *g
 	       num(h, 2, G_MAXUINT64, generation);
 }
 
+/* The records of a file that starts with its header (if not empty). */
+static int load_file(const char *path, const char *magic, guint nfields, GPtrArray *recs,
+		     guint64 *generation, unsigned *torn)
+{
+	int ret = read_records(path, recs, torn);
+
+	if (ret == 0 && recs->len && !header(recs, magic, nfields, generation))
+		ret = -EBADMSG;
+	return ret;
+}
+
 static struct cg_root *root_by_name(struct cg_core *core, const char *name)
 {
 	for (guint r = 0; r < core->roots->len; r++) {
@@ -289,18 +300,13 @@ int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 	int ret;
 
 	*out = (struct state_load){ 0 };
-	ret = read_records(path, snap, &out->torn);
-	if (ret == 0 && snap->len && !header(snap, STATE_SNAPSHOT_MAGIC, 4, &snap_gen))
-		ret = -EBADMSG;
+	ret = load_file(path, STATE_SNAPSHOT_MAGIC, 4, snap, &snap_gen, &out->torn);
 	if (ret < 0)
 		goto done;
-	out->bad_log = true;
-	ret = read_records(log_path, log, &out->torn);
-	if (ret == 0 && log->len && !header(log, STATE_LOG_MAGIC, 3, &log_gen))
-		ret = -EBADMSG;
+	ret = load_file(log_path, STATE_LOG_MAGIC, 3, log, &log_gen, &out->torn);
+	out->bad_log = ret < 0;
 	if (ret < 0)
 		goto done;
-	out->bad_log = false;
 	tasks = snap->len && *boot_id &&
 		strcmp(field(g_ptr_array_index(snap, 0), 3), boot_id) == 0;
 	out->tasks_ignored = snap->len && !tasks;
