@@ -154,22 +154,20 @@ fail:
 	return masks;
 }
 
-/* The state, unless disabled: FILE, or the default for the mount point in
- * a directory made 0700. NULL with a message on failure. */
+/* The state in FILE, or in the default for the mount point in a directory
+ * made 0700. NULL with a message on failure. */
 static struct cg_state *open_state(struct cg_core *core, const char *file,
-				   const char *mountpoint, bool *failed)
+				   const char *mountpoint)
 {
 	char *path = file ? g_strdup(file) : state_default_path(mountpoint);
 	char *dir = g_path_get_dirname(path);
 	struct cg_state *st = NULL;
 	GError *err = NULL;
 
-	*failed = false;
 	if (!file && g_mkdir_with_parents(dir, 0700) < 0)
 		fprintf(stderr, "cgfused: cannot create %s: %s\n", dir, strerror(errno));
 	else if (!(st = state_open(core, path, NULL, &err)))
 		fprintf(stderr, "cgfused: %s\n", err->message);
-	*failed = !st;
 	g_clear_error(&err);
 	g_free(dir);
 	g_free(path);
@@ -207,7 +205,6 @@ int main(int argc, char *argv[])
 	struct task_watch *watch;
 	struct alloc_thread *alloc_thread;
 	struct cg_state *state = NULL;
-	bool failed;
 	GArray *masks = NULL;
 	bool created = false;
 	int ret = 1;
@@ -273,11 +270,9 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "cgfused: state= needs a file name (or none)\n");
 		goto out;
 	}
-	if (!conf.state || strcmp(conf.state, "none") != 0) {
-		state = open_state(core, conf.state, opts.mountpoint, &failed);
-		if (failed)
-			goto out;
-	}
+	if ((!conf.state || strcmp(conf.state, "none") != 0) &&
+	    !(state = open_state(core, conf.state, opts.mountpoint)))
+		goto out;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out;
 	if (fuse_session_mount(se, opts.mountpoint) != 0)

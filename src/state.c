@@ -22,6 +22,7 @@ struct cg_state {
 	int log_fd;			/* locked (flock) while we live */
 	uint64_t generation;
 	unsigned log_records, snapshot_records;
+	unsigned compact_at;		/* log records that make a compaction */
 	bool write_failed;		/* said once */
 	GString *buf, *group;		/* the hooks' records, reused (locked) */
 	gint dirty;			/* the log changed since the last sync */
@@ -31,9 +32,10 @@ struct cg_state {
 	bool stop;
 };
 
-/* Record format. */
+/* Record format: rec_begin() (which returns where the record
+ * starts), fields, rec_end() (checksum and newline). */
 
-gsize state_rec_begin(GString *out, const char *type)
+static gsize rec_begin(GString *out, const char *type)
 {
 	gsize start = out->len;
 
@@ -42,7 +44,7 @@ gsize state_rec_begin(GString *out, const char *type)
 }
 
 /* Without printf: a move's record is written under the core's lock. */
-void state_rec_num(GString *out, uint64_t val)
+static void rec_num(GString *out, uint64_t val)
 {
 	char buf[24], *p = buf + sizeof(buf);
 
@@ -54,7 +56,7 @@ void state_rec_num(GString *out, uint64_t val)
 }
 
 /* Spaces, '#', '%' and anything not printable ASCII are %-escaped. */
-void state_rec_str(GString *out, const char *str)
+static void rec_str(GString *out, const char *str)
 {
 	g_string_append(out, " =");
 	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
@@ -65,7 +67,6 @@ void state_rec_str(GString *out, const char *str)
 	}
 }
 
-/* g_str_hash() (djb2) of len bytes. */
 guint state_rec_hash(const char *body, gsize len)
 {
 	guint hash = 5381;
@@ -75,7 +76,7 @@ guint state_rec_hash(const char *body, gsize len)
 	return hash;
 }
 
-void state_rec_end(GString *out, gsize line_start)
+static void rec_end(GString *out, gsize line_start)
 {
 	static const char hex[] = "0123456789abcdef";
 	guint hash = state_rec_hash(out->str + line_start, out->len - line_start);
@@ -124,21 +125,27 @@ char *state_default_path(const char *mountpoint)
 
 /* Records of the core's objects. */
 
-static void rec_group(GString *out, const char *type, const struct cgroup *cgrp)
+/* A group is named by its hierarchy and its path: " =root =path". */
+static void rec_group_name(GString *out, const struct cgroup *cgrp)
 {
 	char *path = cgroup_path(cgrp);
 
-	state_rec_begin(out, type);
-	state_rec_str(out, cgrp->root->name);
-	state_rec_str(out, path);
+	rec_str(out, cgrp->root->name);
+	rec_str(out, path);
 	g_free(path);
 }
 
-/* The same with the group's "=root =path" already escaped (in moves,
- * where many records name one group). */
+static void rec_group(GString *out, const char *type, const struct cgroup *cgrp)
+{
+	rec_begin(out, type);
+	rec_group_name(out, cgrp);
+}
+
+/* The same with the group's name made already (by rec_group_name(), in
+ * moves, where many records name one group). */
 static void rec_group_esc(GString *out, const char *type, const GString *group)
 {
-	state_rec_begin(out, type);
+	rec_begin(out, type);
 	g_string_append_len(out, group->str, group->len);
 }
 
@@ -147,10 +154,10 @@ static void rec_mkdir(GString *out, const struct cgroup *cgrp)
 	gsize start = out->len;
 
 	rec_group(out, "mkdir", cgrp);
-	state_rec_num(out, cgrp->attr.mode & 07777);
-	state_rec_num(out, cgrp->creator_uid);
-	state_rec_num(out, cgrp->creator_gid);
-	state_rec_end(out, start);
+	rec_num(out, cgrp->attr.mode & 07777);
+	rec_num(out, cgrp->creator_uid);
+	rec_num(out, cgrp->creator_gid);
+	rec_end(out, start);
 }
 
 static const char *file_name(const struct cgroup *cgrp, unsigned file)
@@ -167,11 +174,11 @@ static void rec_attr(GString *out, const struct cgroup *cgrp, unsigned file)
 
 	cgroup_iattr(cgrp, file, &attr);
 	rec_group(out, "attr", cgrp);
-	state_rec_str(out, file_name(cgrp, file));
-	state_rec_num(out, attr.uid);
-	state_rec_num(out, attr.gid);
-	state_rec_num(out, attr.mode & 07777);
-	state_rec_end(out, start);
+	rec_str(out, file_name(cgrp, file));
+	rec_num(out, attr.uid);
+	rec_num(out, attr.gid);
+	rec_num(out, attr.mode & 07777);
+	rec_end(out, start);
 }
 
 static void rec_write(GString *out, const struct cgroup *cgrp, unsigned file, const char *text)
@@ -179,20 +186,9 @@ static void rec_write(GString *out, const struct cgroup *cgrp, unsigned file, co
 	gsize start = out->len;
 
 	rec_group(out, "write", cgrp);
-	state_rec_str(out, file_name(cgrp, file));
-	state_rec_str(out, text);
-	state_rec_end(out, start);
-}
-
-/* "=root =path" of a group. */
-static void group_esc(GString *out, const struct cgroup *cgrp)
-{
-	char *path = cgroup_path(cgrp);
-
-	g_string_truncate(out, 0);
-	state_rec_str(out, cgrp->root->name);
-	state_rec_str(out, path);
-	g_free(path);
+	rec_str(out, file_name(cgrp, file));
+	rec_str(out, text);
+	rec_end(out, start);
 }
 
 static void rec_task(GString *out, const struct task *t, const GString *group)
@@ -200,10 +196,10 @@ static void rec_task(GString *out, const struct task *t, const GString *group)
 	gsize start = out->len;
 
 	rec_group_esc(out, "task", group);
-	state_rec_num(out, (uint64_t)t->tid);
-	state_rec_num(out, t->ident.ino);
-	state_rec_num(out, t->joined_ns);
-	state_rec_end(out, start);
+	rec_num(out, (uint64_t)t->tid);
+	rec_num(out, t->ident.ino);
+	rec_num(out, t->joined_ns);
+	rec_end(out, start);
 }
 
 /* Snapshots. */
@@ -262,7 +258,8 @@ static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
 			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
 
 			if (cgrp && cgrp->parent) {
-				group_esc(group, cgrp);
+				g_string_truncate(group, 0);
+				rec_group_name(group, cgrp);
 				rec_task(out, t, group);
 				++*nr;
 			}
@@ -288,11 +285,11 @@ static int write_all(int fd, const char *buf, gsize len)
 
 static void log_header(GString *out, uint64_t generation)
 {
-	gsize start = state_rec_begin(out, STATE_LOG_MAGIC);
+	gsize start = rec_begin(out, STATE_LOG_MAGIC);
 
-	state_rec_num(out, STATE_VERSION);
-	state_rec_num(out, generation);
-	state_rec_end(out, start);
+	rec_num(out, STATE_VERSION);
+	rec_num(out, generation);
+	rec_end(out, start);
 }
 
 static int fsync_dir(const char *path)
@@ -318,13 +315,13 @@ static int compact(struct cg_state *st)
 	GString *out = g_string_new(NULL);
 	char *tmp = g_strconcat(st->path, ".tmp", NULL);
 	unsigned nr = 0;
-	gsize start = state_rec_begin(out, STATE_SNAPSHOT_MAGIC);
+	gsize start = rec_begin(out, STATE_SNAPSHOT_MAGIC);
 	int fd, ret;
 
-	state_rec_num(out, STATE_VERSION);
-	state_rec_num(out, st->generation + 1);
-	state_rec_str(out, st->boot_id);
-	state_rec_end(out, start);
+	rec_num(out, STATE_VERSION);
+	rec_num(out, st->generation + 1);
+	rec_str(out, st->boot_id);
+	rec_end(out, start);
 	for (guint r = 0; r < st->core->roots->len; r++)
 		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(st->core->roots, r))->top,
 			       &nr);
@@ -354,8 +351,11 @@ static int compact(struct cg_state *st)
 	} else {
 		unlink(tmp);
 	}
-	if (ret)
+	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * st->snapshot_records);
+	if (ret) {
 		g_warning("state: cannot write %s: %s", st->path, g_strerror(-ret));
+		st->compact_at = st->log_records + STATE_COMPACT_MIN;	/* not at once again */
+	}
 	g_free(tmp);
 	g_string_free(out, TRUE);
 	return ret;
@@ -372,8 +372,9 @@ static void append(struct cg_state *st, GString *recs, unsigned nr)
 	st->write_failed = ret != 0;
 	g_atomic_int_set(&st->dirty, 1);
 	st->log_records += nr;
-	if (st->log_records >= STATE_COMPACT_MIN &&
-	    st->log_records >= STATE_COMPACT_RATIO * st->snapshot_records)
+	/* A failed write may have left half a record, which would hide every
+	 * later one: a snapshot (which has the change) starts a new log. */
+	if (ret || st->log_records >= st->compact_at)
 		compact(st);
 }
 
@@ -394,7 +395,7 @@ static void on_rmdir(void *data, struct cgroup *cgrp)
 
 	g_string_truncate(st->buf, 0);
 	rec_group(st->buf, "rmdir", cgrp);
-	state_rec_end(st->buf, 0);
+	rec_end(st->buf, 0);
 	append(st, st->buf, 1);
 }
 
@@ -405,9 +406,9 @@ static void on_rename(void *data, struct cgroup *cgrp, const char *old_name)
 	/* The group by its parent's path, its old name and its new one. */
 	g_string_truncate(st->buf, 0);
 	rec_group(st->buf, "rename", cgrp->parent);
-	state_rec_str(st->buf, old_name);
-	state_rec_str(st->buf, cgrp->name);
-	state_rec_end(st->buf, 0);
+	rec_str(st->buf, old_name);
+	rec_str(st->buf, cgrp->name);
+	rec_end(st->buf, 0);
 	append(st, st->buf, 1);
 }
 
@@ -444,7 +445,8 @@ static void on_move(void *data, struct task *const *tasks, unsigned n, const str
 		if (root && rt != root)
 			continue;
 		/* The root group too: it undoes an older record. */
-		group_esc(st->group, css_set_cgroup(tasks[0]->cset, rt));
+		g_string_truncate(st->group, 0);
+		rec_group_name(st->group, css_set_cgroup(tasks[0]->cset, rt));
 		for (unsigned i = 0; i < n; i++, nr++)
 			rec_task(st->buf, tasks[i], st->group);
 	}
@@ -524,8 +526,15 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	}
 	ret = state_replay(core, st->path, st->boot_id, &load);
 	if (ret < 0) {
-		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
-			    "cannot read state %s: %s", path, g_strerror(-ret));
+		const char *file = load.bad_log ? st->log_path : st->path;
+
+		if (ret == -EBADMSG)
+			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not a cgfused "
+				    "state file (or is damaged); left as it is: move it away or "
+				    "choose another with -o state=FILE", file);
+		else
+			g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
+				    "cannot read state %s: %s", file, g_strerror(-ret));
 		state_free(st);
 		return NULL;
 	}

@@ -54,14 +54,8 @@ void state_free(struct cg_state *st);
 unsigned state_log_records(const struct cg_state *st);
 unsigned state_snapshot_records(const struct cg_state *st);
 
-/* Record format, shared with state_replay.c. A record is built in a
- * GString: state_rec_begin() (which returns where it starts), fields,
- * state_rec_end() (checksum and newline). */
-gsize state_rec_begin(GString *out, const char *type);
-void state_rec_num(GString *out, uint64_t val);
-void state_rec_str(GString *out, const char *str);
-void state_rec_end(GString *out, gsize line_start);
-/* The checksum of a record's body. */
+/* The checksum of a record's body (what precedes " #"): g_str_hash()'s
+ * djb2, over len bytes. */
 guint state_rec_hash(const char *body, gsize len);
 
 /* The machine's boot id (/proc/sys/kernel/random/boot_id), or "". */

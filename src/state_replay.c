@@ -48,7 +48,8 @@ static GPtrArray *parse_line(const char *line, gsize len)
 
 /* The records of one file, each a GPtrArray of fields; reading stops at
  * the first line that is torn (no newline: the write a crash cut) or
- * garbled. */
+ * garbled. A whole first line that is garbled makes the file foreign (-EBADMSG):
+ * not ours, or damaged, and not to be overwritten. */
 static int read_records(const char *path, GPtrArray *recs, unsigned *torn)
 {
 	GError *err = NULL;
@@ -69,6 +70,10 @@ static int read_records(const char *path, GPtrArray *recs, unsigned *torn)
 		if (!f || f->len == 0) {
 			if (f)
 				g_ptr_array_unref(f);
+			if (nl && p == data) {
+				g_free(data);
+				return -EBADMSG;
+			}
 			if (nl && nl + 1 < end)
 				g_warning("state: %s: a garbled record, ignored with all after it", path);
 			++*torn;
@@ -103,6 +108,17 @@ static bool header(GPtrArray *recs, const char *magic, guint nfields, guint64 *g
 	return h->len == nfields && strcmp(field(h, 0), magic) == 0 &&
 	       num(h, 1, STATE_VERSION, &version) && version == STATE_VERSION &&
 	       num(h, 2, G_MAXUINT64, generation);
+}
+
+/* The records of a file that starts with its header (if not empty). */
+static int load_file(const char *path, const char *magic, guint nfields, GPtrArray *recs,
+		     guint64 *generation, unsigned *torn)
+{
+	int ret = read_records(path, recs, torn);
+
+	if (ret == 0 && recs->len && !header(recs, magic, nfields, generation))
+		ret = -EBADMSG;
+	return ret;
 }
 
 static struct cg_root *root_by_name(struct cg_core *core, const char *name)
@@ -284,19 +300,17 @@ int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 	int ret;
 
 	*out = (struct state_load){ 0 };
-	ret = read_records(path, snap, &out->torn);
-	if (ret == 0)
-		ret = read_records(log_path, log, &out->torn);
+	ret = load_file(path, STATE_SNAPSHOT_MAGIC, 4, snap, &snap_gen, &out->torn);
 	if (ret < 0)
 		goto done;
-	if (snap->len && !header(snap, STATE_SNAPSHOT_MAGIC, 4, &snap_gen)) {
-		g_warning("state: %s is not a cgfused state; ignored", path);
-		g_ptr_array_set_size(snap, 0);
-	}
+	ret = load_file(log_path, STATE_LOG_MAGIC, 3, log, &log_gen, &out->torn);
+	out->bad_log = ret < 0;
+	if (ret < 0)
+		goto done;
 	tasks = snap->len && *boot_id &&
 		strcmp(field(g_ptr_array_index(snap, 0), 3), boot_id) == 0;
 	out->tasks_ignored = snap->len && !tasks;
-	if (log->len && (!header(log, STATE_LOG_MAGIC, 3, &log_gen) || log_gen != snap_gen)) {
+	if (log->len && log_gen != snap_gen) {
 		out->log_ignored = true;
 		g_ptr_array_set_size(log, 0);
 	}

@@ -14,6 +14,7 @@ struct state_load {
 	unsigned torn;		/* garbled or torn lines, and what followed them */
 	bool log_ignored;	/* the log was of another generation */
 	bool tasks_ignored;	/* the snapshot is from another boot */
+	bool bad_log;		/* the error is about FILE.log, not FILE */
 };
 
 /* Applies FILE and then FILE.log (if of the snapshot's generation) to core
@@ -21,7 +22,9 @@ struct state_load {
  * set (no release agent runs); memberships only when boot_id is the one
  * the snapshot was made in, and only for threads with the saved identity.
  * Then children forked while no daemon ran join their parents' groups.
- * A missing file is an empty one. 0, or -errno if a file cannot be read. */
+ * A missing file is an empty one. 0, -EBADMSG if a file is not a cgfused
+ * state of this version (or its first line is damaged), or -errno if it
+ * cannot be read; out->bad_log says which. */
 int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 		 struct state_load *out);
 

@@ -398,6 +398,30 @@ static void test_what_is_logged(void)
 	st_teardown(&s);
 }
 
+/* A file that is not a state (a wrong -o state=) is refused and left as
+ * it is, not replaced by a snapshot. */
+static void test_foreign(void)
+{
+	struct st_env s;
+	struct env other;
+	GError *err = NULL;
+	char *data;
+
+	st_setup(&s);
+	st_crash(&s);
+	g_assert_true(g_file_set_contents(s.path, "root:x:0:0:root:/root:/bin/sh\n", -1, NULL));
+	env_setup(&other);
+	g_assert_null(state_open(other.core, s.path, BOOT, &err));
+	g_assert_nonnull(err);
+	g_assert_nonnull(strstr(err->message, "not a cgfused state"));
+	g_clear_error(&err);
+	g_assert_true(g_file_get_contents(s.path, &data, NULL, NULL));
+	g_assert_cmpstr(data, ==, "root:x:0:0:root:/root:/bin/sh\n");
+	g_free(data);
+	env_teardown(&other);
+	st_teardown(&s);
+}
+
 /* Only one daemon uses a state file. */
 static void test_lock(void)
 {
@@ -437,6 +461,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/old-generation", test_old_generation);
 	g_test_add_func("/state/compaction", test_compaction);
 	g_test_add_func("/state/what-is-logged", test_what_is_logged);
+	g_test_add_func("/state/foreign", test_foreign);
 	g_test_add_func("/state/lock", test_lock);
 	g_test_add_func("/state/default-path", test_default_path);
 	return g_test_run();
