@@ -88,7 +88,9 @@ cg_is_mounted() {
 cg_wait_mounted() {
 	local mnt=$1 pid=${2:-} i
 	for ((i = 0; i < 200; i++)); do
-		if cg_is_mounted "$mnt" && mountpoint -q "$mnt"; then
+		# ls needs an answer from the daemon (a stat may come from the
+		# attribute cache of a dead mount still in /proc/mounts).
+		if cg_is_mounted "$mnt" && ls "$mnt" >/dev/null 2>&1; then
 			return 0
 		fi
 		if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then

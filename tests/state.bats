@@ -119,12 +119,14 @@ def child(stay):
         f.write("%s %d\n" % ("child" if stay else "zombie", pid))
 signal.signal(signal.SIGUSR1, lambda *a: child(True))
 signal.signal(signal.SIGUSR2, lambda *a: child(False))
+with open(sys.argv[1], "a") as f:
+    f.write("ready\n")
 while True:
     time.sleep(1000)
 ' "$CG_TMP/kids" >/dev/null 2>&1 3>&- &
 	p=$!
 	CG_HELPERS+=("$p")
-	sleep 0.3	# the handlers are set
+	wait_for "$CG_TMP/kids" ready	# the handlers are set
 	echo "$p" >"$MNT/a/cgroup.procs"
 	kill -USR2 "$p"
 	wait_for "$CG_TMP/kids" zombie

@@ -175,7 +175,8 @@ static int fake_all_tasks(struct kfacade *kf, GArray *ids, bool procs)
 			g_array_append_val(ids, id);
 	}
 	g_mutex_unlock(&fk->lock);
-	qsort(&g_array_index(ids, pid_t, start), ids->len - start, sizeof(pid_t), cmp_pid);
+	if (ids->len > start)	/* an empty GArray's data may be NULL */
+		qsort(&g_array_index(ids, pid_t, start), ids->len - start, sizeof(pid_t), cmp_pid);
 	g_hash_table_unref(seen);
 	return 0;
 }
