@@ -499,6 +499,23 @@ static int lock_log(struct cg_state *st, GError **err)
 	return 0;
 }
 
+/* Said only when something was left out: a normal start is quiet. */
+static void report_load(const struct cg_state *st, const struct state_load *load)
+{
+	GString *what = g_string_new(NULL);
+
+	if (load->torn)
+		g_string_append(what, "; a torn or damaged line (and what followed) ignored");
+	if (load->log_ignored)
+		g_string_append(what, "; a log of another generation ignored");
+	if (load->tasks_ignored)
+		g_string_append(what, "; members not restored: the machine rebooted");
+	if (what->len)
+		g_message("state %s: %u records applied, %u refused%s", st->path, load->applied,
+			  load->refused, what->str);
+	g_string_free(what, TRUE);
+}
+
 struct cg_state *state_open(struct cg_core *core, const char *path, const char *boot_id,
 			    GError **err)
 {
@@ -539,6 +556,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 		return NULL;
 	}
 	st->generation = load.generation;
+	report_load(st, &load);
 	g_mutex_lock(&core->lock);
 	/* The replayed state becomes the snapshot, from this boot. */
 	if (compact(st) < 0) {
