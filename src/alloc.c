@@ -381,6 +381,27 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 	return placed;
 }
 
+/* A session left with no weighed thread gets its autogroup's nice back
+ * (through the member last seen; a gone one means the session may be gone
+ * too) and is forgotten: it is not tried again every pass, and the table
+ * does not keep every session that ever had a managed thread. */
+static void forget_autogroups(struct allocator *a)
+{
+	struct kfacade *kf = a->core->kf;
+	GHashTableIter iter;
+	struct autogroup *ag;
+
+	g_hash_table_iter_init(&iter, a->autogroups);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag)) {
+		if (ag->buckets && ag->buckets->len)
+			continue;
+		if (ag->nice != ag->orig_nice)
+			count_call(a, &a->st.autogroup_calls,
+				   kf->ops->set_autogroup_nice(kf, ag->tid, ag->orig_nice));
+		g_hash_table_iter_remove(&iter);
+	}
+}
+
 /* Sessions weigh against each other by their autogroup's nice alone. When
  * managed threads run in more than one, each session's nice is set from its
  * runnable threads' total target weight (unprivileged: only upwards from
@@ -508,6 +529,7 @@ static void place_tasks(struct allocator *a, GPtrArray *tasks)
 	if (a->weight_ssid >= 0)
 		alloc_weights(a->core, a->weight_ssid, targets);
 	placed = bucket_targets(a, targets);
+	forget_autogroups(a);
 	weigh_autogroups(a);
 	apply_nice(a, placed);
 	for (guint i = 0; i < tasks->len; i++) {

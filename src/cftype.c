@@ -10,9 +10,6 @@
 #include "kparse.h"
 #include "task.h"
 
-/* kernfs refuses a write longer than a page to cgroup files (atomic_write_len). */
-#define CG_WRITE_MAX 4096
-
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
 {
 	return f->ssid < 0 ? &cgrp->self : cgrp->subsys[f->ssid];
@@ -93,18 +90,25 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		      const char *buf, size_t len, const struct cg_cred *cred)
 {
+	struct cg_root *root;
 	struct cgroup *cgrp;
 	const struct cg_file *f;
 	char *copy;
 	int ret;
 
-	if (len > CG_WRITE_MAX)
-		return -E2BIG;
 	if (len == 0)
 		return 0;
+	g_mutex_lock(&core->lock);
+	/* kernfs checks the length (atomic_write_len) first: even a removed
+	 * group's file answers E2BIG, not ENODEV. */
+	root = cgroup_id_root(core, cgrp_id);
+	if (root && file < root->files->len &&
+	    len > ((const struct cg_file *)g_ptr_array_index(root->files, file))->max_write_len) {
+		g_mutex_unlock(&core->lock);
+		return -E2BIG;
+	}
 	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
 	copy = g_strndup(buf, len);
-	g_mutex_lock(&core->lock);
 	task_catch_up(core);	/* handlers may ask whether a group is populated */
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0) {

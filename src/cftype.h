@@ -13,6 +13,11 @@
 struct css;
 struct cftype;
 struct cg_cred;
+struct kfacade;
+
+/* kernfs refuses a write longer than this (E2BIG) to a cgroup file that
+ * sets no max_write_len: PAGE_SIZE. */
+#define CFTYPE_WRITE_MAX 4096
 
 enum {
 	CFTYPE_ONLY_ON_ROOT = 1u << 0,
@@ -44,6 +49,9 @@ struct cftype {
 	/* buf is NUL-terminated at nbytes (so an embedded NUL ends the command,
 	 * as in kernfs) and may be modified; returns 0 or -errno. */
 	int (*write)(struct cg_file_ctx *ctx, char *buf, size_t nbytes);
+	/* The longest write taken (cft->max_write_len, which kernfs checks
+	 * before anything else), asked once per hierarchy; NULL: a page. */
+	size_t (*max_write_len)(struct kfacade *kf);
 };
 
 static inline int cftype_writable(const struct cftype *cft)

@@ -144,6 +144,8 @@ static void add_file(struct cg_root *root, const struct cftype *cft,
 	f->cft = cft;
 	f->ss = ss;
 	f->ssid = ssid;
+	f->max_write_len = cft->max_write_len ? cft->max_write_len(root->core->kf)
+					      : CFTYPE_WRITE_MAX;
 	if (ss && !(cft->flags & CFTYPE_NO_PREFIX))
 		f->name = g_strdup_printf("%s.%s", ss->name, cft->name);
 	else
@@ -420,7 +422,9 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	ret = may_delete_child(parent, name, cred, &cgrp);
 	if (ret == 0 && !cgrp)
 		ret = -ENOTDIR;
-	else if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
+	if (ret == 0 && !g_hash_table_size(cgrp->children) && !g_queue_is_empty(&cgrp->csets))
+		task_drop_gone(core, cgrp);
+	if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
 		ret = -EBUSY;
 	else if (ret == 0) {
 		cg_notify(core, rmdir, cgrp);
@@ -440,6 +444,8 @@ static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const c
 	struct cgroup *parent = cgrp->parent;
 	int ret;
 
+	if (strlen(new_name) > CG_NAME_MAX)
+		return -ENAMETOOLONG;	/* getname(), before anything */
 	if (strchr(new_name, '\n'))
 		return -EINVAL;
 	if (new_parent != parent)

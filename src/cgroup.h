@@ -76,6 +76,7 @@ struct cg_file {
 	const struct cgroup_subsys *ss;
 	int ssid;			/* index in core->subsys, -1 for core files */
 	char *name;
+	size_t max_write_len;		/* longer writes are E2BIG */
 };
 
 /* A hierarchy (the kernel's cgroup_root). */

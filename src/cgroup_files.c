@@ -2,6 +2,7 @@
 #include "cgroup_files.h"
 
 #include <errno.h>
+#include <malloc.h>
 
 #include "alloc.h"
 #include "attach.h"
@@ -91,6 +92,13 @@ static int release_agent_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes
 	return 0;
 }
 
+/* PATH_MAX - 1: a write of 4096 bytes is E2BIG (measured). */
+static size_t release_agent_max_write_len(struct kfacade *kf)
+{
+	(void)kf;
+	return RELEASE_AGENT_MAX - 1;
+}
+
 static int sane_behavior_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	(void)css;
@@ -103,12 +111,18 @@ static int sane_behavior_show(struct css *css, const struct cftype *cft, GString
 static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	struct cg_core *core = css->cgroup->root->core;
+	struct mallinfo2 mi = mallinfo2();
 
 	(void)cft;
 	task_catch_up(core);
+	/* The heap (all arenas): allocated, kept free by malloc, and mapped
+	 * apart (large blocks); the soak test tells growth from fragmentation
+	 * with them. */
 	g_string_append_printf(out, "tracked_tasks %u\ncss_sets %u\nlost_event_resyncs %"
-			       G_GUINT64_FORMAT "\n", g_hash_table_size(core->tasks),
-			       g_hash_table_size(core->css_sets), core->nr_resyncs);
+			       G_GUINT64_FORMAT "\nheap_in_use_bytes %zu\nheap_free_bytes %zu\n"
+			       "heap_mmap_bytes %zu\n",
+			       g_hash_table_size(core->tasks), g_hash_table_size(core->css_sets),
+			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
 	if (core->alloc)
 		alloc_stat_show(core->alloc, out);
 	return 0;
@@ -125,7 +139,7 @@ static const struct cftype cgroup_core_files[] = {
 	{ .name = "notify_on_release", .private = CGRP_NOTIFY_ON_RELEASE,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "release_agent", .flags = CFTYPE_ONLY_ON_ROOT,
-	  .seq_show = release_agent_show, .write = release_agent_write },
+	  .max_write_len = release_agent_max_write_len, .seq_show = release_agent_show, .write = release_agent_write },
 	{ .name = "cgfused.stat", .flags = CFTYPE_ONLY_ON_ROOT, .seq_show = cgfused_stat_show },
 	{ 0 }
 };

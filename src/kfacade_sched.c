@@ -152,7 +152,7 @@ int ksched_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice)
 	snprintf(path, sizeof(path), "/proc/%d/autogroup", tid);
 	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return errno == ENOENT ? -ESRCH : -errno;	/* no such thread */
 	len = snprintf(buf, sizeof(buf), "%d", nice);
 	if (write(fd, buf, (size_t)len) != len)
 		ret = -errno;

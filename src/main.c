@@ -299,8 +299,10 @@ out:
 		state_free(state);
 	if (se)
 		fuse_session_destroy(se);
-	if (core)
+	if (core) {
+		alloc_free(core->alloc);	/* not freed above when the start failed */
 		cg_core_free(core);
+	}
 	if (kf)
 		kfacade_linux_free(kf);
 	if (created && ret != 0)

@@ -59,6 +59,28 @@ void task_drop(struct cg_core *core, struct task *t)
 	g_free(t);
 }
 
+void task_drop_gone(struct cg_core *core, struct cgroup *cgrp)
+{
+	GPtrArray *tasks = g_ptr_array_new();
+
+	/* Collected first: a drop may free a css_set and unlink it. */
+	for (GList *l = cgrp->csets.head; l; l = l->next) {
+		struct css_set *cset = l->data;
+
+		for (GList *k = cset->tasks.head; k; k = k->next)
+			g_ptr_array_add(tasks, k->data);
+	}
+	for (guint i = 0; i < tasks->len; i++) {
+		struct task *t = g_ptr_array_index(tasks, i);
+
+		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident)) {
+			task_drop(core, t);
+			alloc_kick(core->alloc);
+		}
+	}
+	g_ptr_array_unref(tasks);
+}
+
 static uint64_t delta(uint64_t now, uint64_t then)
 {
 	return now > then ? now - then : 0;

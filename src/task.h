@@ -60,6 +60,11 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
 /* Stops tracking a task wherever it is (it has exited, or it was made for
  * an attach that failed). */
 void task_drop(struct cg_core *core, struct task *t);
+/* Drops the tasks of cgrp's css_sets whose thread is gone. The kernel
+ * reports a thread's exit to the proc connector after its exit_notify(),
+ * so a parent may have reaped a process before its last thread's report
+ * is sent: a group is checked this way before it is found busy. */
+void task_drop_gone(struct cg_core *core, struct cgroup *cgrp);
 
 /* Takes in what the kernel reported: children join their parent's groups,
  * exited tasks are forgotten. Called before anything reads or changes

@@ -144,6 +144,13 @@ cg_teardown() {
 	for mnt in "${CG_MOUNTS[@]}"; do
 		cg_is_mounted "$mnt" && fusermount3 -uz "$mnt" 2>/dev/null
 	done
+	# Under contrib/check's asan stage a daemon reports memory errors and
+	# leaks (at its exit, waited for above) in its log: that fails the test.
+	if grep -qE 'ERROR: (Address|Leak)Sanitizer|runtime error:' "${CG_TMP:-/nonexistent}/cgfused.log" 2>/dev/null; then
+		echo "--- cgfused reported a sanitizer error:" >&2
+		cat "$CG_TMP/cgfused.log" >&2
+		ret=1
+	fi
 	if [[ -n ${CG_TMP:-} && -d $CG_TMP ]]; then
 		rm -rf --one-file-system "$CG_TMP"
 	fi

@@ -28,6 +28,7 @@ struct fake_kf {
 	GHashTable *threads;	/* tid -> struct fake_thread *, live ones */
 	GHashTable *opens;	/* ino -> struct fake_open * */
 	GQueue pending;		/* struct task_event *, in order */
+	GQueue late;		/* exit reports not sent yet */
 	bool lost;		/* exit reports were dropped: say so once */
 	guint64 next_ino;
 	unsigned bad_closes;
@@ -195,6 +196,12 @@ static unsigned fake_nr_cpu_ids(struct kfacade *kf)
 {
 	(void)kf;
 	return FAKE_KF_NR_CPU_IDS;
+}
+
+static unsigned fake_nr_cpus(struct kfacade *kf)
+{
+	(void)kf;
+	return FAKE_KF_NR_CPUS;
 }
 
 static int fake_event_fd(struct kfacade *kf)
@@ -406,6 +413,7 @@ static const struct kfacade_ops fake_ops = {
 	.online_cpus = fake_online_cpus,
 	.online_mems = fake_online_mems,
 	.nr_cpu_ids = fake_nr_cpu_ids,
+	.nr_cpus = fake_nr_cpus,
 	.task_cputime = fake_task_cputime,
 	.process_cputime = fake_process_cputime,
 	.task_origin = fake_task_origin,
@@ -431,6 +439,7 @@ struct fake_kf *fake_kf_new(void)
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	fk->opens = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	g_queue_init(&fk->pending);
+	g_queue_init(&fk->late);
 	fk->next_ino = 1000;
 	fk->privileged = true;
 	fk->ag_nice = g_hash_table_new(NULL, NULL);
@@ -442,6 +451,7 @@ void fake_kf_free(struct fake_kf *fk)
 	g_assert_cmpuint(g_hash_table_size(fk->opens), ==, 0);
 	g_assert_cmpuint(fk->bad_closes, ==, 0);
 	g_queue_clear_full(&fk->pending, g_free);
+	g_queue_clear_full(&fk->late, g_free);
 	g_hash_table_unref(fk->opens);
 	g_hash_table_unref(fk->threads);
 	g_hash_table_unref(fk->ag_nice);
@@ -517,6 +527,24 @@ void fake_kf_exit(struct fake_kf *fk, pid_t tid)
 {
 	g_mutex_lock(&fk->lock);
 	exit_locked(fk, tid);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_exit_late(struct fake_kf *fk, pid_t tid)
+{
+	g_mutex_lock(&fk->lock);
+	if (g_hash_table_contains(fk->threads, GINT_TO_POINTER(tid))) {
+		exit_locked(fk, tid);
+		g_queue_push_tail(&fk->late, g_queue_pop_tail(&fk->pending));
+	}
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_report_late(struct fake_kf *fk)
+{
+	g_mutex_lock(&fk->lock);
+	while (!g_queue_is_empty(&fk->late))
+		g_queue_push_tail(&fk->pending, g_queue_pop_head(&fk->late));
 	g_mutex_unlock(&fk->lock);
 }
 

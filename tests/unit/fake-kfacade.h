@@ -18,6 +18,7 @@
 #define FAKE_KF_ONLINE_CPUS "0-3"
 #define FAKE_KF_ONLINE_MEMS "0"
 #define FAKE_KF_NR_CPU_IDS 4
+#define FAKE_KF_NR_CPUS 64	/* NR_CPUS: cpuset.cpus takes 100 + 6 * 64 bytes */
 
 struct fake_kf;
 
@@ -38,6 +39,11 @@ void fake_kf_exit(struct fake_kf *fk, pid_t tid);
 void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid);
 /* Every thread of process tgid exits. */
 void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid);
+/* The thread is gone, but its exit report is held back until
+ * fake_kf_report_late(): the kernel sends it after exit_notify(), when the
+ * parent may already have reaped the process. */
+void fake_kf_exit_late(struct fake_kf *fk, pid_t tid);
+void fake_kf_report_late(struct fake_kf *fk);
 /* The id is reused: the live thread tid (if any) exits, and a new thread
  * with a new identity takes its id, in process tgid. */
 void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);

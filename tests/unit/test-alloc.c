@@ -324,6 +324,40 @@ static void test_autogroups(void)
 	env_teardown(&e);
 }
 
+/* A session left with no managed thread gets its autogroup nice back and
+ * is forgotten: nothing is tried again, not even when it is gone (the
+ * daemon once retried a gone session's restore at every pass). */
+static void test_autogroup_forgotten(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "B", 200, 2, 2 }, { "C", 300, 2, 2 } };
+	struct fake_kf_calls before;
+
+	setup(&e);
+	make_groups(&e, g, 3);
+	for (unsigned i = 0; i < 3; i++)
+		fake_kf_set_session(e.fk, g[i].first, (int)i + 1);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	wr_ok(&e, group_id(&e, "C"), "cpu.shares", "4096");
+	run_period(&e, g, 3);
+	run_period(&e, g, 3);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, weight_to_nice(2048));
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 3), ==, weight_to_nice(4096));
+	/* Back to the root while alive: restored at once. */
+	wr_ok(&e, e.top[0], "cgroup.procs", "100");
+	run_period(&e, g + 1, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	/* Gone with its session: one try, then never again. */
+	fake_kf_exit_process(e.fk, 300);
+	run_period(&e, g + 1, 1);
+	before = fake_kf_calls(e.fk);
+	for (int i = 0; i < 2 * 50 + 1; i++)	/* two reconciles at least */
+		run_period(&e, g + 1, 1);
+	g_assert_cmpuint(fake_kf_calls(e.fk).autogroup, ==, before.autogroup);
+	g_assert_cmpuint(alloc_stats(e.core->alloc)->failed_calls, ==, 0);
+	teardown(&e);
+}
+
 /* Fork reports lost: a child born in the group after its parent joined is
  * found in /proc; an older one is not moved. */
 static void test_lost_forks_recovered(void)
@@ -399,6 +433,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
+	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);
 	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
 	return g_test_run();
 }

@@ -360,6 +360,32 @@ static void test_exit_then_rmdir(void)
 	env_teardown(&e);
 }
 
+/* The exit report comes after the parent reaped the process: rmdir asks
+ * about the group's tasks before it says EBUSY, as the kernel (which moves
+ * a task out in cgroup_exit(), before exit_notify()) would not. A live
+ * task still keeps the group busy. */
+static void test_reaped_before_report_then_rmdir(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	populate(&e);
+	a = mkdir_ok(&e, e.top[0], "a");
+	wr_ok(&e, a, "tasks", "200");
+	wr_ok(&e, a, "tasks", "300");
+	fake_kf_exit_late(e.fk, 200);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, -EBUSY);
+	g_assert_false(lists(&e, a, "tasks", 200));
+	fake_kf_exit_late(e.fk, 300);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
+	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
+	fake_kf_report_late(e.fk);	/* reports of untracked tasks: ignored */
+	g_assert_cmpuint(nr_tasks(&e), ==, 0);
+	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
+	env_teardown(&e);
+}
+
 /* A child starts in its parent's groups (kernel fork semantics): a process
  * in the forking thread's, a new thread in its process leader's. A child of
  * a task in the root, or untracked, is not tracked at all. */
@@ -998,6 +1024,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/attach/list-sorted-unique", test_list_sorted_unique);
 	g_test_add_func("/attach/exit", test_exit);
 	g_test_add_func("/attach/exit-then-rmdir", test_exit_then_rmdir);
+	g_test_add_func("/attach/reaped-before-report-then-rmdir",
+			test_reaped_before_report_then_rmdir);
 	g_test_add_func("/attach/exited-is-esrch", test_exited_is_esrch);
 	g_test_add_func("/attach/lost-exits-resync", test_lost_exits_resync);
 	g_test_add_func("/attach/fork-follows-parent", test_fork_follows_parent);
