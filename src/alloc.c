@@ -2,6 +2,7 @@
 #include "alloc.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <sys/eventfd.h>
@@ -45,6 +46,7 @@ struct allocator {
 	atomic_bool stale;		/* something changed since the last placing */
 	bool changed;			/* a sample or a new thread changed the picture */
 	bool dithering;			/* the last placing dithers in time */
+	bool empty;			/* no group but the roots, no task */
 };
 
 static uint64_t now_ns(void)
@@ -556,7 +558,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	GPtrArray *tasks = g_ptr_array_new();
 	GHashTableIter iter;
 	struct task *t;
-	bool reconcile;
+	bool reconcile, empty;
 
 	g_mutex_lock(&core->lock);
 	task_catch_up(core);
@@ -565,6 +567,8 @@ void alloc_pass(struct allocator *a, bool sample)
 		if (t->cset != core->init_css_set)
 			g_ptr_array_add(tasks, t);
 	a->st.managed = tasks->len;
+	/* Nothing but the roots and no task: the state after a clean-up. */
+	empty = !g_hash_table_size(core->tasks) && g_hash_table_size(core->cgroups) == core->roots->len;
 	reconcile = sample && a->rotation % RECONCILE_PASSES == 0;
 	if (sample) {
 		sample_tasks(a, tasks);
@@ -591,6 +595,12 @@ void alloc_pass(struct allocator *a, bool sample)
 	a->st.max_pass_ns = MAX(a->st.max_pass_ns, a->st.last_pass_ns);
 	g_mutex_unlock(&core->lock);
 	g_ptr_array_unref(tasks);
+	/* The hierarchy just emptied: give back the whole pages malloc keeps
+	 * free inside its arenas (it trims only an arena's top by itself);
+	 * measured in docs/soak.md. */
+	if (empty && !a->empty)
+		malloc_trim(0);
+	a->empty = empty;
 }
 
 void alloc_free(struct allocator *a)
