@@ -45,6 +45,58 @@ static int may_move(struct cg_core *core, GPtrArray *tasks, pid_t target,
 	return cred->uid == ids.uid || cred->uid == ids.suid ? 0 : -EACCES;
 }
 
+static void move_task(struct cg_core *core, struct task *t, struct cgroup *dst)
+{
+	struct css_set *cset = css_set_for_move(core, t->cset, dst);
+
+	/* What it ran so far stays with the groups it ran in (in the root: is
+	 * charged to no group). */
+	task_account(core, t);
+	task_set_css_set(core, t, cset);
+	put_css_set(core, cset);
+	if (cset == core->init_css_set)
+		alloc_task_restore(core->alloc, t);	/* unmanaged again */
+}
+
+/* Whether every controller of dst's hierarchy takes tasks in. */
+static int can_attach(struct cgroup *dst)
+{
+	struct cg_core *core = dst->root->core;
+	int ret = 0;
+
+	for (unsigned i = 0; ret == 0 && i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+
+		if ((dst->root->subsys_mask & (1u << i)) && ss->can_attach)
+			ret = ss->can_attach(dst->subsys[i]);
+	}
+	return ret;
+}
+
+int cgroup_attach_restore(struct cgroup *dst, pid_t tid, uint64_t ino, uint64_t joined_ns)
+{
+	struct cg_core *core = dst->root->core;
+	struct task *t;
+	bool created;
+	int ret = task_get(core, tid, &t, &created);
+
+	if (ret < 0)
+		return ret;
+	if (t->ident.ino != ino)
+		ret = -ESRCH;		/* the id now names another thread */
+	else if ((ret = can_attach(dst)) == 0)
+		ret = core->kf->ops->may_manage(core->kf, tid);
+	if (ret == 0) {
+		move_task(core, t, dst);
+		t->joined_ns = joined_ns;	/* children born since then are its */
+		alloc_kick(core->alloc);
+	}
+	/* Nothing to remember of a task back in the root (or not moved). */
+	if (t->cset == core->init_css_set)
+		task_drop(core, t);
+	return ret;
+}
+
 int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct cg_cred *cred)
 {
 	struct cg_core *core = dst->root->core;
@@ -83,26 +135,13 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct 
 			ret = core->kf->ops->may_manage(core->kf, first->tid);
 	}
 
-	for (unsigned i = 0; ret == 0 && i < core->nr_subsys; i++) {
-		const struct cgroup_subsys *ss = core->subsys[i];
-
-		if ((dst->root->subsys_mask & (1u << i)) && ss->can_attach)
-			ret = ss->can_attach(dst->subsys[i]);
-	}
+	if (ret == 0)
+		ret = can_attach(dst);
 
 	if (ret == 0) {
-		for (guint i = 0; i < tasks->len; i++) {
-			struct task *t = g_ptr_array_index(tasks, i);
-			struct css_set *cset = css_set_for_move(core, t->cset, dst);
-
-			/* What it ran so far stays with the groups it ran in (in
-			 * the root: is charged to no group). */
-			task_account(core, t);
-			task_set_css_set(core, t, cset);
-			put_css_set(core, cset);
-			if (cset == core->init_css_set)
-				alloc_task_restore(core->alloc, t);	/* unmanaged again */
-		}
+		for (guint i = 0; i < tasks->len; i++)
+			move_task(core, g_ptr_array_index(tasks, i), dst);
+		cg_notify(core, move, (struct task *const *)tasks->pdata, tasks->len, dst->root);
 		alloc_kick(core->alloc);
 	}
 	drop_untracked(core, created);

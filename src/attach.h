@@ -11,6 +11,12 @@
  * nor the task's owner), or a controller's veto (cpuset: -ENOSPC). */
 int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct cg_cred *cred);
 
+/* Puts back thread tid into dst as a saved state had it, if it is still
+ * the thread with pidfs inode ino (not a reused id); joined_ns is when it
+ * joined (its children born since are in the group too). -ESRCH when it
+ * is gone or another thread, or a controller's veto. */
+int cgroup_attach_restore(struct cgroup *dst, pid_t tid, uint64_t ino, uint64_t joined_ns);
+
 /* Appends the sorted ids of the threads in cgrp itself, or with procs of
  * the processes with at least one thread there. */
 int cgroup_list_tasks(struct cgroup *cgrp, bool procs, GArray *ids);

@@ -10,9 +10,6 @@
 #include "kparse.h"
 #include "task.h"
 
-/* kernfs refuses a write longer than a page to cgroup files (atomic_write_len). */
-#define CG_WRITE_MAX 4096
-
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
 {
 	return f->ssid < 0 ? &cgrp->self : cgrp->subsys[f->ssid];
@@ -59,6 +56,22 @@ int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flag
 	return ret;
 }
 
+int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out)
+{
+	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
+	struct css *css = file_css(cgrp, f);
+
+	if (f->cft->read_u64)
+		g_string_append_printf(out, "%" PRIu64 "\n", f->cft->read_u64(css, f->cft));
+	else if (f->cft->read_s64)
+		g_string_append_printf(out, "%" PRId64 "\n", f->cft->read_s64(css, f->cft));
+	else if (f->cft->seq_show)
+		return f->cft->seq_show(css, f->cft, out);
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out)
 {
 	struct cgroup *cgrp;
@@ -68,18 +81,8 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 	g_mutex_lock(&core->lock);
 	task_catch_up(core);
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
-	if (ret == 0) {
-		struct css *css = file_css(cgrp, f);
-
-		if (f->cft->read_u64)
-			g_string_append_printf(out, "%" PRIu64 "\n", f->cft->read_u64(css, f->cft));
-		else if (f->cft->read_s64)
-			g_string_append_printf(out, "%" PRId64 "\n", f->cft->read_s64(css, f->cft));
-		else if (f->cft->seq_show)
-			ret = f->cft->seq_show(css, f->cft, out);
-		else
-			ret = -EINVAL;
-	}
+	if (ret == 0)
+		ret = cgroup_file_show(cgrp, file, out);
 	g_mutex_unlock(&core->lock);
 	return ret;
 }
@@ -87,18 +90,25 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		      const char *buf, size_t len, const struct cg_cred *cred)
 {
+	struct cg_root *root;
 	struct cgroup *cgrp;
 	const struct cg_file *f;
 	char *copy;
 	int ret;
 
-	if (len > CG_WRITE_MAX)
-		return -E2BIG;
 	if (len == 0)
 		return 0;
+	g_mutex_lock(&core->lock);
+	/* kernfs checks the length (atomic_write_len) first: even a removed
+	 * group's file answers E2BIG, not ENODEV. */
+	root = cgroup_id_root(core, cgrp_id);
+	if (root && file < root->files->len &&
+	    len > ((const struct cg_file *)g_ptr_array_index(root->files, file))->max_write_len) {
+		g_mutex_unlock(&core->lock);
+		return -E2BIG;
+	}
 	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
 	copy = g_strndup(buf, len);
-	g_mutex_lock(&core->lock);
 	task_catch_up(core);	/* handlers may ask whether a group is populated */
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0) {
@@ -123,8 +133,16 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 			ret = -EINVAL;	/* root may open a 0444 file for writing */
 		}
 	}
-	if (ret == 0)
+	if (ret == 0) {
+		if (core->observer && !(f->cft->flags & CFTYPE_NO_STATE)) {
+			/* As written: the handler may have cut copy up. */
+			char *text = g_strndup(buf, len);
+
+			cg_notify(core, write, cgrp, file, text);
+			g_free(text);
+		}
 		alloc_kick(core->alloc);	/* shares, cpus: applied soon */
+	}
 	g_mutex_unlock(&core->lock);
 	g_free(copy);
 	return ret < 0 ? ret : (ssize_t)len;

@@ -13,11 +13,19 @@
 struct css;
 struct cftype;
 struct cg_cred;
+struct kfacade;
+
+/* kernfs refuses a write longer than this (E2BIG) to a cgroup file that
+ * sets no max_write_len: PAGE_SIZE. */
+#define CFTYPE_WRITE_MAX 4096
 
 enum {
 	CFTYPE_ONLY_ON_ROOT = 1u << 0,
 	CFTYPE_NOT_ON_ROOT = 1u << 1,
 	CFTYPE_NO_PREFIX = 1u << 2,	/* no "ctl." in front of the name */
+	/* A write is an action, not a setting the state keeps (src/state.c):
+	 * moving tasks (recorded as memberships instead), resetting a counter. */
+	CFTYPE_NO_STATE = 1u << 3,
 };
 
 /* What a handler gets besides the css: the file and who writes (the
@@ -41,6 +49,9 @@ struct cftype {
 	/* buf is NUL-terminated at nbytes (so an embedded NUL ends the command,
 	 * as in kernfs) and may be modified; returns 0 or -errno. */
 	int (*write)(struct cg_file_ctx *ctx, char *buf, size_t nbytes);
+	/* The longest write taken (cft->max_write_len, which kernfs checks
+	 * before anything else), asked once per hierarchy; NULL: a page. */
+	size_t (*max_write_len)(struct kfacade *kf);
 };
 
 static inline int cftype_writable(const struct cftype *cft)

@@ -144,6 +144,8 @@ static void add_file(struct cg_root *root, const struct cftype *cft,
 	f->cft = cft;
 	f->ss = ss;
 	f->ssid = ssid;
+	f->max_write_len = cft->max_write_len ? cft->max_write_len(root->core->kf)
+					      : CFTYPE_WRITE_MAX;
 	if (ss && !(cft->flags & CFTYPE_NO_PREFIX))
 		f->name = g_strdup_printf("%s.%s", ss->name, cft->name);
 	else
@@ -355,23 +357,37 @@ static void dir_changed(struct cgroup *dir)
 		dir->attr.mtime_ns = dir->attr.ctime_ns = iattr_now_ns();
 }
 
-int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
-	     const struct cg_cred *cred, uint64_t *new_id)
+static int do_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+		    const struct cg_cred *cred, bool check, uint64_t *new_id)
 {
+	static const struct cg_cred root = { 0 };
 	struct cgroup *parent, *cgrp;
 	int ret;
 
 	g_mutex_lock(&core->lock);
 	parent = cgroup_by_id(core, parent_id);
-	ret = parent ? check_new_name(parent, name, cred) : -ENOENT;
+	ret = parent ? check_new_name(parent, name, check ? cred : &root) : -ENOENT;
 	if (ret == 0) {
 		cgrp = cgroup_create(parent->root, parent, name, mode, cred);
 		g_hash_table_insert(parent->children, cgrp->name, cgrp);
 		dir_changed(parent);
 		*new_id = cgrp->id;
+		cg_notify(core, mkdir, cgrp);
 	}
 	g_mutex_unlock(&core->lock);
 	return ret;
+}
+
+int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+	     const struct cg_cred *cred, uint64_t *new_id)
+{
+	return do_mkdir(core, parent_id, name, mode, cred, true, new_id);
+}
+
+int cg_mkdir_restore(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+		     const struct cg_cred *cred, uint64_t *new_id)
+{
+	return do_mkdir(core, parent_id, name, mode, cred, false, new_id);
 }
 
 /* The VFS's part of removing or renaming parent/name: the lookup (search
@@ -410,7 +426,8 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 		task_drop_gone(core, cgrp);
 	if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
 		ret = -EBUSY;
-	if (ret == 0) {
+	else if (ret == 0) {
+		cg_notify(core, rmdir, cgrp);
 		cgroup_destroy(cgrp);
 		dir_changed(parent);
 		check_for_release(parent);
@@ -427,6 +444,8 @@ static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const c
 	struct cgroup *parent = cgrp->parent;
 	int ret;
 
+	if (strlen(new_name) > CG_NAME_MAX)
+		return -ENAMETOOLONG;	/* getname(), before anything */
 	if (strchr(new_name, '\n'))
 		return -EINVAL;
 	if (new_parent != parent)
@@ -437,10 +456,13 @@ static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const c
 		return -ENOTDIR;
 	ret = check_new_name(parent, new_name, cred);
 	if (ret == 0) {
+		char *old_name = cgrp->name;
+
 		g_hash_table_remove(parent->children, cgrp->name);
-		g_free(cgrp->name);
 		cgrp->name = g_strdup(new_name);
 		g_hash_table_insert(parent->children, cgrp->name, cgrp);
+		cg_notify(parent->root->core, rename, cgrp, old_name);
+		g_free(old_name);
 	}
 	return ret;
 }

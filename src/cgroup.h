@@ -76,6 +76,7 @@ struct cg_file {
 	const struct cgroup_subsys *ss;
 	int ssid;			/* index in core->subsys, -1 for core files */
 	char *name;
+	size_t max_write_len;		/* longer writes are E2BIG */
 };
 
 /* A hierarchy (the kernel's cgroup_root). */
@@ -108,6 +109,32 @@ struct cgroup {
 	struct css *subsys[CG_MAX_SUBSYS];
 };
 
+/* Who wants to hear of every change that succeeded (the state, src/state.c),
+ * called locked before the change is answered. Any callback may be NULL. */
+struct cg_observer {
+	void *data;
+	void (*mkdir)(void *data, struct cgroup *cgrp);
+	void (*rmdir)(void *data, struct cgroup *cgrp);	/* before it goes */
+	void (*rename)(void *data, struct cgroup *cgrp, const char *old_name);
+	/* A control file was written text (the file's cftype has no
+	 * CFTYPE_NO_STATE). */
+	void (*write)(void *data, struct cgroup *cgrp, unsigned file, const char *text);
+	/* chmod, chown (CG_DIR: the directory itself). */
+	void (*setattr)(void *data, struct cgroup *cgrp, unsigned file);
+	/* Tasks changed group in root (one attach), or in every hierarchy
+	 * when root is NULL (a child joined its parent's groups). */
+	void (*move)(void *data, struct task *const *tasks, unsigned n,
+		     const struct cg_root *root);
+};
+
+/* Calls an observer callback if there is one. */
+#define cg_notify(core, fn, ...)						\
+	do {									\
+		const struct cg_observer *o_ = (core)->observer;		\
+		if (o_ && o_->fn)						\
+			o_->fn(o_->data, __VA_ARGS__);				\
+	} while (0)
+
 /* The daemon's whole model. */
 struct cg_core {
 	GMutex lock;			/* the kernel's cgroup_mutex */
@@ -122,6 +149,8 @@ struct cg_core {
 	uint64_t nr_resyncs;		/* times task reports were lost */
 	struct kfacade *kf;
 	struct allocator *alloc;	/* NULL: settings are not applied */
+	const struct cg_observer *observer;	/* NULL: nobody listens */
+	bool loading;			/* a saved state is being replayed */
 };
 
 /* Creating the model. A hierarchy binds the controllers named in subsys_mask
@@ -144,6 +173,10 @@ void cg_root_set_owner(struct cg_root *root, uid_t uid, gid_t gid);
  * with mode & 01777 (the caller applied its umask). */
 int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
 	     const struct cg_cred *cred, uint64_t *new_id);
+/* The same without permission checks (to restore a saved state): the
+ * group belongs to cred's uid and gid. */
+int cg_mkdir_restore(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+		     const struct cg_cred *cred, uint64_t *new_id);
 int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	     const struct cg_cred *cred);
 int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
@@ -188,6 +221,8 @@ bool cgroup_is_populated(const struct cgroup *cgrp);
  * gives them to change, making the file's own copy on its first change. */
 void cgroup_iattr(const struct cgroup *cgrp, unsigned file, struct cg_iattr *out);
 struct cg_iattr *cgroup_iattr_mut(struct cgroup *cgrp, unsigned file);
+/* Whether the file's attributes were changed (it has its own copy). */
+bool cgroup_iattr_own(const struct cgroup *cgrp, unsigned file);
 char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
 
 /* Control files: open checks cred's permission for the access flags ask
@@ -200,6 +235,8 @@ char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
 int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flags,
 		 const struct cg_cred *cred);
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out);
+/* The same, called locked, for a file the cgroup has. */
+int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out);
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		      const char *buf, size_t len, const struct cg_cred *cred);
 

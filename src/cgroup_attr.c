@@ -52,6 +52,11 @@ void cgroup_iattr(const struct cgroup *cgrp, unsigned file, struct cg_iattr *out
 		file_iattr_default(cgrp, file, out);
 }
 
+bool cgroup_iattr_own(const struct cgroup *cgrp, unsigned file)
+{
+	return file_iattr_find(cgrp, file) != NULL;
+}
+
 struct cg_iattr *cgroup_iattr_mut(struct cgroup *cgrp, unsigned file)
 {
 	struct cg_iattr *own;
@@ -139,8 +144,11 @@ int cg_setattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 	/* Changed on a copy: a refused change makes no file's own copy. */
 	int ret = cgrp ? iattr_setattr(&attr, req, cred) : -ENOENT;
 
-	if (ret == 0)
+	if (ret == 0) {
 		*cgroup_iattr_mut(cgrp, file) = attr;
+		if (req->valid & (CG_ATTR_MODE | CG_ATTR_UID | CG_ATTR_GID))
+			cg_notify(core, setattr, cgrp, file);
+	}
 	g_mutex_unlock(&core->lock);
 	return ret;
 }

@@ -92,6 +92,13 @@ static int release_agent_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes
 	return 0;
 }
 
+/* PATH_MAX - 1: a write of 4096 bytes is E2BIG (measured). */
+static size_t release_agent_max_write_len(struct kfacade *kf)
+{
+	(void)kf;
+	return RELEASE_AGENT_MAX - 1;
+}
+
 static int sane_behavior_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	(void)css;
@@ -123,16 +130,16 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 
 /* In the kernel's order. The flag files name their flag in .private. */
 static const struct cftype cgroup_core_files[] = {
-	{ .name = "cgroup.procs", .seq_show = procs_seq_show, .write = cgroup_procs_write },
+	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE, .seq_show = procs_seq_show, .write = cgroup_procs_write },
 	{ .name = "cgroup.clone_children", .private = CGRP_CPUSET_CLONE_CHILDREN,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "cgroup.sane_behavior", .flags = CFTYPE_ONLY_ON_ROOT,
 	  .seq_show = sane_behavior_show },
-	{ .name = "tasks", .seq_show = tasks_seq_show, .write = tasks_write },
+	{ .name = "tasks", .flags = CFTYPE_NO_STATE, .seq_show = tasks_seq_show, .write = tasks_write },
 	{ .name = "notify_on_release", .private = CGRP_NOTIFY_ON_RELEASE,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "release_agent", .flags = CFTYPE_ONLY_ON_ROOT,
-	  .seq_show = release_agent_show, .write = release_agent_write },
+	  .max_write_len = release_agent_max_write_len, .seq_show = release_agent_show, .write = release_agent_write },
 	{ .name = "cgfused.stat", .flags = CFTYPE_ONLY_ON_ROOT, .seq_show = cgfused_stat_show },
 	{ 0 }
 };

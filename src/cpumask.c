@@ -133,22 +133,32 @@ bool cpumask_test(const struct cpumask *m, unsigned bit)
 	return bit < CPUMASK_BITS && (m->bits[bit / 64] >> (bit % 64)) & 1;
 }
 
+/* The first bit from bit on that is set (or clear, with want_clear), or
+ * CPUMASK_BITS: a word at a time, as reading cpuset files is frequent. */
+static unsigned find_next(const struct cpumask *m, unsigned bit, bool want_clear)
+{
+	while (bit < CPUMASK_BITS) {
+		uint64_t word = m->bits[bit / 64] ^ (want_clear ? ~0ULL : 0);
+
+		word &= ~0ULL << (bit % 64);
+		if (word)
+			return bit / 64 * 64 + (unsigned)__builtin_ctzll(word);
+		bit = (bit / 64 + 1) * 64;
+	}
+	return CPUMASK_BITS;
+}
+
 void cpumask_print_list(const struct cpumask *mask, GString *out)
 {
-	bool first = true;
+	const char *sep = "";
 
-	for (unsigned b = 0; b < CPUMASK_BITS; b++) {
-		unsigned e = b;
-
-		if (!cpumask_test(mask, b))
-			continue;
-		while (cpumask_test(mask, e + 1))
-			e++;
-		g_string_append_printf(out, first ? "%u" : ",%u", b);
+	for (unsigned b = find_next(mask, 0, false), e; b < CPUMASK_BITS;
+	     b = find_next(mask, e + 1, false)) {
+		e = find_next(mask, b, true) - 1;	/* the end of this run */
+		g_string_append_printf(out, "%s%u", sep, b);
 		if (e > b)
 			g_string_append_printf(out, "-%u", e);
-		first = false;
-		b = e;
+		sep = ",";
 	}
 }
 
@@ -181,8 +191,8 @@ void cpumask_and(struct cpumask *dst, const struct cpumask *a, const struct cpum
 
 unsigned cpumask_last_plus_one(const struct cpumask *m)
 {
-	for (unsigned b = CPUMASK_BITS; b > 0; b--)
-		if (cpumask_test(m, b - 1))
-			return b;
+	for (unsigned i = G_N_ELEMENTS(m->bits); i > 0; i--)
+		if (m->bits[i - 1])
+			return (i - 1) * 64 + 64 - (unsigned)__builtin_clzll(m->bits[i - 1]);
 	return 0;
 }

@@ -90,6 +90,8 @@ struct kfacade_ops {
 	const char *(*online_mems)(struct kfacade *kf);
 	/* How many CPU numbers the kernel knows (possible CPUs). */
 	unsigned (*nr_cpu_ids)(struct kfacade *kf);
+	/* NR_CPUS, the most CPUs the kernel was built for (kernel_max + 1). */
+	unsigned (*nr_cpus)(struct kfacade *kf);
 
 	/* Accounting and the allocator's levers. 0 or -errno (-ESRCH once
 	 * the thread is gone). */

@@ -49,6 +49,7 @@ struct kfacade_linux {
 	char *online_cpus;
 	char *online_mems;
 	unsigned nr_cpu_ids;
+	unsigned nr_cpus;
 };
 
 static struct kfacade_linux *to_linux(struct kfacade *kf)
@@ -312,6 +313,11 @@ static unsigned linux_nr_cpu_ids(struct kfacade *kf)
 	return to_linux(kf)->nr_cpu_ids;
 }
 
+static unsigned linux_nr_cpus(struct kfacade *kf)
+{
+	return to_linux(kf)->nr_cpus;
+}
+
 static int linux_task_cputime(struct kfacade *kf, pid_t tgid, pid_t tid,
 			      struct task_cputime *out)
 {
@@ -392,6 +398,7 @@ static const struct kfacade_ops linux_ops = {
 	.online_cpus = linux_online_cpus,
 	.online_mems = linux_online_mems,
 	.nr_cpu_ids = linux_nr_cpu_ids,
+	.nr_cpus = linux_nr_cpus,
 	.task_cputime = linux_task_cputime,
 	.process_cputime = ksched_process_cputime,
 	.task_origin = linux_task_origin,
@@ -478,6 +485,9 @@ struct kfacade *kfacade_linux_new(void)
 	possible = read_list("/sys/devices/system/cpu/possible", "0");
 	cpumask_parselist(possible, &mask, CPUMASK_BITS);
 	kl->nr_cpu_ids = MAX(cpumask_last_plus_one(&mask), 1);
+	g_free(possible);
+	possible = read_list("/sys/devices/system/cpu/kernel_max", "");
+	kl->nr_cpus = MAX((unsigned)g_ascii_strtoull(possible, NULL, 10) + 1, kl->nr_cpu_ids);
 	g_free(possible);
 	kl->ts = taskstats_listener_open();
 	if (!kl->ts)

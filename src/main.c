@@ -19,6 +19,7 @@
 #include "ctl/ctl.h"
 #include "fs.h"
 #include "mountpoint.h"
+#include "state.h"
 #include "alloc.h"
 #include "alloc_thread.h"
 #include "task_watch.h"
@@ -30,6 +31,7 @@ struct cgfused_config {
 	int clone_children;
 	int default_permissions;
 	char *mountpoint;	/* the first non-option argument */
+	char *state;		/* state file, "none", or NULL for the default */
 	int help;
 };
 
@@ -38,6 +40,8 @@ static const struct fuse_opt cgfused_opts[] = {
 	{ "noclone_children", offsetof(struct cgfused_config, clone_children), 0 },
 	{ "default_permissions", offsetof(struct cgfused_config, default_permissions), 1 },
 	{ "nodefault_permissions", offsetof(struct cgfused_config, default_permissions), 0 },
+	{ "state=%s", offsetof(struct cgfused_config, state), 0 },
+	{ "--state=%s", offsetof(struct cgfused_config, state), 0 },
 	FUSE_OPT_END
 };
 
@@ -98,8 +102,11 @@ static void usage(const char *prog)
 	       "    -o clone_children      new groups start with their parent's cpuset (default)\n"
 	       "    -o noclone_children    new groups start with an empty cpuset\n"
 	       "    -o default_permissions the kernel checks modes too (default)\n"
-	       "    -o nodefault_permissions  only cgfused checks them\n\n",
-	       prog, DEFAULT_CONTROLLERS);
+	       "    -o nodefault_permissions  only cgfused checks them\n"
+	       "    -o state=FILE, --state=FILE  keep groups, settings and members in FILE\n"
+	       "                           and FILE.log (default %s/MOUNT-PATH.state;\n"
+	       "                           none: keep nothing)\n\n",
+	       prog, DEFAULT_CONTROLLERS, STATE_DIR);
 }
 
 /* "cpu,cpuacct:cpuset" -> one bit mask of controllers per hierarchy. */
@@ -147,6 +154,26 @@ fail:
 	return masks;
 }
 
+/* The state in FILE, or in the default for the mount point in a directory
+ * made 0700. NULL with a message on failure. */
+static struct cg_state *open_state(struct cg_core *core, const char *file,
+				   const char *mountpoint)
+{
+	char *path = file ? g_strdup(file) : state_default_path(mountpoint);
+	char *dir = g_path_get_dirname(path);
+	struct cg_state *st = NULL;
+	GError *err = NULL;
+
+	if (!file && g_mkdir_with_parents(dir, 0700) < 0)
+		fprintf(stderr, "cgfused: cannot create %s: %s\n", dir, strerror(errno));
+	else if (!(st = state_open(core, path, NULL, &err)))
+		fprintf(stderr, "cgfused: %s\n", err->message);
+	g_clear_error(&err);
+	g_free(dir);
+	g_free(path);
+	return st;
+}
+
 static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
 {
 	struct fuse_loop_config *cfg;
@@ -177,6 +204,7 @@ int main(int argc, char *argv[])
 	struct cg_core *core = NULL;
 	struct task_watch *watch;
 	struct alloc_thread *alloc_thread;
+	struct cg_state *state = NULL;
 	GArray *masks = NULL;
 	bool created = false;
 	int ret = 1;
@@ -237,6 +265,14 @@ int main(int argc, char *argv[])
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);
 	if (!se)
 		goto out;	/* libfuse said why (e.g. an unknown option) */
+	/* Before mounting: a state another daemon holds stops us here. */
+	if (conf.state && !*conf.state) {
+		fprintf(stderr, "cgfused: state= needs a file name (or none)\n");
+		goto out;
+	}
+	if ((!conf.state || strcmp(conf.state, "none") != 0) &&
+	    !(state = open_state(core, conf.state, opts.mountpoint)))
+		goto out;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out;
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
@@ -245,9 +281,13 @@ int main(int argc, char *argv[])
 	/* Threads after the fork of daemonizing. */
 	watch = task_watch_start(core);
 	alloc_thread = alloc_thread_start(core->alloc);
+	if (state)
+		state_sync_start(state);
 	ret = run_session(se, &opts);
 	alloc_thread_stop(alloc_thread);
 	task_watch_stop(watch);
+	if (state && state_snapshot(state) < 0)
+		ret = 1;
 	alloc_free(core->alloc);	/* managed threads get their own nice back */
 	/* libfuse returns the signal that ended the loop: a requested stop. */
 	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
@@ -255,10 +295,14 @@ int main(int argc, char *argv[])
 out_signals:
 	fuse_remove_signal_handlers(se);
 out:
+	if (state)
+		state_free(state);
 	if (se)
 		fuse_session_destroy(se);
-	if (core)
+	if (core) {
+		alloc_free(core->alloc);	/* not freed above when the start failed */
 		cg_core_free(core);
+	}
 	if (kf)
 		kfacade_linux_free(kf);
 	if (created && ret != 0)
@@ -268,6 +312,7 @@ out:
 	free(opts.mountpoint);
 	g_string_free(conf.controllers, TRUE);
 	g_free(conf.mountpoint);
+	free(conf.state);
 	fuse_opt_free_args(&args);
 	return ret;
 }

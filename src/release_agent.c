@@ -9,6 +9,9 @@ void check_for_release(struct cgroup *cgrp)
 	char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
 	GError *err = NULL;
 
+	/* Replaying a saved state changes nothing anybody should hear of. */
+	if (cgrp->root->core->loading)
+		return;
 	if (!(cgrp->flags & CGRP_NOTIFY_ON_RELEASE) || !cgrp->parent || !agent || !*agent)
 		return;
 	if (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children))

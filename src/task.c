@@ -186,6 +186,7 @@ static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uin
 	child->sched = parent->sched;
 	child->sched.sampled = false;
 	child->sched.runnable = true;
+	cg_notify(core, move, &child, 1, NULL);
 	alloc_kick(core->alloc);
 }
 
@@ -217,11 +218,8 @@ static int cmp_start(const void *a, const void *b)
 /* /proc's start times have the granularity of a clock tick. */
 #define START_TIME_SLACK_NS 10000000ULL
 
-/* Fork reports were lost: an untracked thread whose parent (its process
- * leader, for a thread) is in a group and which started after the parent
- * joined it was forked there. Oldest first, so that grandchildren find
- * their parents placed. */
-static void task_resync_forks(struct cg_core *core)
+/* Oldest first, so that grandchildren find their parents placed. */
+void task_adopt_orphans(struct cg_core *core)
 {
 	GArray *ids = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	GArray *orphans = g_array_new(FALSE, FALSE, sizeof(struct orphan));
@@ -262,7 +260,7 @@ static void task_resync(struct cg_core *core)
 			task_drop(core, t);
 	}
 	g_list_free(all);
-	task_resync_forks(core);
+	task_adopt_orphans(core);
 	alloc_kick(core->alloc);
 }
 

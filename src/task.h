@@ -72,6 +72,11 @@ void task_drop_gone(struct cg_core *core, struct cgroup *cgrp);
  * is where the kernel would have put it. */
 void task_catch_up(struct cg_core *core);
 
+/* Fork reports were lost, or no daemon ran: an untracked thread whose
+ * parent (its process leader, for a thread) is in a group and which
+ * started after the parent joined it was forked there, and joins it. */
+void task_adopt_orphans(struct cg_core *core);
+
 /* The css_set a thread is in, tracked or not. */
 struct css_set *task_css_set(struct cg_core *core, pid_t tid);
 

@@ -75,21 +75,18 @@ teardown() {
 }
 
 @test "without -f it daemonizes: returns 0 with the file system mounted" {
-	run "$CGFUSED" "$MNT" 3>&-
+	run "$CGFUSED" -o "state=$CG_TMP/d.state" "$MNT" 3>&-
 	assert_success
 	assert_output ""
 	CG_MOUNTS+=("$MNT")
 	cg_wait_mounted "$MNT"
-	# Its PID, to stop it by PID only: the process whose command line is
-	# exactly this binary and this mount point.
-	local f pid=
-	for f in /proc/[0-9]*/cmdline; do
-		if [[ $(tr '\0' '\n' <"$f" 2>/dev/null) == "$CGFUSED"$'\n'"$MNT" ]]; then
-			pid=${f#/proc/}
-			pid=${pid%/cmdline}
-		fi
-	done
-	[ -n "$pid" ]
+	# Its PID, to stop it by PID only: the one process whose command line is
+	# exactly this binary, these options and this (per-test) mount point.
+	# pgrep reads /proc in one process; a shell loop forking per process
+	# crawls under load.
+	local pid
+	pid=$(pgrep -x -f "$CGFUSED -o state=$CG_TMP/d.state $MNT")
+	[[ $pid =~ ^[0-9]+$ ]]
 	CG_DAEMONS+=("$pid")
 	run cat "$MNT/cpu.shares"
 	assert_output 1024

@@ -693,6 +693,7 @@ wait_released() {
 	echo "$P" >quiet/tasks
 	echo "$Q" >loud/tasks
 	kill -KILL "$P"
+	wait "$P" 2>/dev/null || true	# kill(2) returns before the exit
 	run cat quiet/tasks	# the exit is taken in: quiet is empty now
 	assert_output ''
 	kill -KILL "$Q"

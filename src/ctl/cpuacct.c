@@ -217,7 +217,7 @@ static int stats_show(struct css *css, const struct cftype *cft, GString *out)
 }
 
 static const struct cftype cpuacct_files[] = {
-	{ .name = "usage", .private = -1, .read_u64 = cpuusage_read, .write_u64 = cpuusage_write },
+	{ .name = "usage", .flags = CFTYPE_NO_STATE, .private = -1, .read_u64 = cpuusage_read, .write_u64 = cpuusage_write },
 	{ .name = "usage_user", .private = CPUACCT_STAT_USER, .read_u64 = cpuusage_read },
 	{ .name = "usage_sys", .private = CPUACCT_STAT_SYSTEM, .read_u64 = cpuusage_read },
 	{ .name = "usage_percpu", .private = -1, .seq_show = percpu_show },

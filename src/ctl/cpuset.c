@@ -18,7 +18,8 @@ enum cpuset_filetype {
 	FILE_EFFECTIVE_MEMLIST,
 };
 
-/* A node list may name nodes below MAX_NUMNODES (ERANGE beyond); a CPU
+/* A node list may name nodes below MAX_NUMNODES (1024 here, as in the
+ * kernel measured; ERANGE beyond); a CPU
  * list, CPUs below nr_cpu_ids, which the facade tells. */
 #define CPUSET_NODE_BITS CPUMASK_BITS
 
@@ -193,10 +194,22 @@ static const struct cpumask *cpuset_cpus(struct css *css)
 	return &css_cs(css)->effective_cpus;
 }
 
+/* The kernel's max_write_len: room for a list of every CPU or node. */
+static size_t cpus_max_write_len(struct kfacade *kf)
+{
+	return 100 + 6 * (size_t)kf->ops->nr_cpus(kf);
+}
+
+static size_t mems_max_write_len(struct kfacade *kf)
+{
+	(void)kf;
+	return 100 + 6 * CPUSET_NODE_BITS;	/* MAX_NUMNODES: 6244 bytes measured */
+}
+
 static const struct cftype cpuset_legacy_files[] = {
-	{ .name = "cpus", .private = FILE_CPULIST,
+	{ .name = "cpus", .private = FILE_CPULIST, .max_write_len = cpus_max_write_len,
 	  .seq_show = cpuset_common_seq_show, .write = cpuset_write_resmask },
-	{ .name = "mems", .private = FILE_MEMLIST,
+	{ .name = "mems", .private = FILE_MEMLIST, .max_write_len = mems_max_write_len,
 	  .seq_show = cpuset_common_seq_show, .write = cpuset_write_resmask },
 	{ .name = "effective_cpus", .private = FILE_EFFECTIVE_CPULIST,
 	  .seq_show = cpuset_common_seq_show },

@@ -175,7 +175,8 @@ static int fake_all_tasks(struct kfacade *kf, GArray *ids, bool procs)
 			g_array_append_val(ids, id);
 	}
 	g_mutex_unlock(&fk->lock);
-	qsort(&g_array_index(ids, pid_t, start), ids->len - start, sizeof(pid_t), cmp_pid);
+	if (ids->len > start)	/* an empty GArray's data may be NULL */
+		qsort(&g_array_index(ids, pid_t, start), ids->len - start, sizeof(pid_t), cmp_pid);
 	g_hash_table_unref(seen);
 	return 0;
 }
@@ -196,6 +197,12 @@ static unsigned fake_nr_cpu_ids(struct kfacade *kf)
 {
 	(void)kf;
 	return FAKE_KF_NR_CPU_IDS;
+}
+
+static unsigned fake_nr_cpus(struct kfacade *kf)
+{
+	(void)kf;
+	return FAKE_KF_NR_CPUS;
 }
 
 static int fake_event_fd(struct kfacade *kf)
@@ -407,6 +414,7 @@ static const struct kfacade_ops fake_ops = {
 	.online_cpus = fake_online_cpus,
 	.online_mems = fake_online_mems,
 	.nr_cpu_ids = fake_nr_cpu_ids,
+	.nr_cpus = fake_nr_cpus,
 	.task_cputime = fake_task_cputime,
 	.process_cputime = fake_process_cputime,
 	.task_origin = fake_task_origin,

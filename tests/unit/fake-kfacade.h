@@ -18,6 +18,7 @@
 #define FAKE_KF_ONLINE_CPUS "0-3"
 #define FAKE_KF_ONLINE_MEMS "0"
 #define FAKE_KF_NR_CPU_IDS 4
+#define FAKE_KF_NR_CPUS 64	/* NR_CPUS: cpuset.cpus takes 100 + 6 * 64 bytes */
 
 struct fake_kf;
 

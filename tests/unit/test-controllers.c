@@ -525,6 +525,44 @@ static void test_write_limits(void)
 	env_teardown(&e);
 }
 
+/* Files with their own max_write_len (measured on the kernel): cpuset.cpus
+ * 100 + 6 * NR_CPUS, cpuset.mems 100 + 6 * MAX_NUMNODES, release_agent
+ * PATH_MAX - 1; the length is checked before the group, as by kernfs. */
+static void test_max_write_len(void)
+{
+	/* Reset to reset (reading reset_read), then "0" padded to max bytes. */
+	static const struct { const char *file; size_t max; const char *reset, *reset_read; } limits[] = {
+		{ "cpuset.cpus", 100 + 6 * FAKE_KF_NR_CPUS, "1", "1\n" },
+		{ "cpuset.mems", 100 + 6 * 1024, "\n", "\n" },
+		{ "release_agent", 4095, "1", "1\n" },
+	};
+	struct env e;
+	uint64_t c;
+	char *big = g_strnfill(8192, ' ');
+
+	env_setup(&e);
+	c = mkdir_ok(&e, e.top[0], "c");
+	big[0] = '0';
+	for (unsigned i = 0; i < G_N_ELEMENTS(limits); i++) {
+		uint64_t id = strcmp(limits[i].file, "release_agent") ? c : e.top[0];
+
+		wr_ok(&e, id, limits[i].file, limits[i].reset);
+		g_assert_cmpint(wrn(&e, id, limits[i].file, big, limits[i].max + 1, WRITER), ==, -E2BIG);
+		assert_content(&e, id, limits[i].file, limits[i].reset_read);
+		g_assert_cmpint(wrn(&e, id, limits[i].file, big, limits[i].max, WRITER), ==,
+				limits[i].max);
+		assert_content(&e, id, limits[i].file, "0\n");
+	}
+	/* A removed group's file: E2BIG for too long, else ENODEV. */
+	unsigned shares = file_index(&e, c, "cpu.shares");
+
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "c", &root_cred), ==, 0);
+	g_assert_cmpint(cg_file_write(e.core, c, shares, big, 4097, &writer_cred), ==, -E2BIG);
+	g_assert_cmpint(cg_file_write(e.core, c, shares, big, 4096, &writer_cred), ==, -ENODEV);
+	g_free(big);
+	env_teardown(&e);
+}
+
 /* An embedded NUL ends the command; the whole length is returned. */
 static void test_embedded_nul(void)
 {
@@ -869,6 +907,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/core/flag-inheritance", test_flag_inheritance);
 	g_test_add_func("/core/release-agent", test_release_agent);
 	g_test_add_func("/core/write-limits", test_write_limits);
+	g_test_add_func("/core/max-write-len", test_max_write_len);
 	g_test_add_func("/core/embedded-nul", test_embedded_nul);
 	g_test_add_func("/core/removed-group", test_removed_group);
 	g_test_add_func("/cpuset/defaults", test_cpuset_defaults);

@@ -1,0 +1,227 @@
+#!/usr/bin/env bats
+# State that survives the daemon (issue 4): groups, settings, owners, modes
+# and members come back after kill -9 of the daemon, on the dead mount it
+# left; gone, reused and zombie PIDs stay out; children forked while no
+# daemon ran follow their parents; one daemon per state file.
+
+load helpers
+
+setup() {
+	cg_setup
+	STATE=$CG_TMP/s.state
+	DEFAULT_STATE=
+}
+
+teardown() {
+	cg_teardown
+	# The one test that uses the machine's default place cleans it up.
+	if [[ -n $DEFAULT_STATE ]]; then
+		rm -f "$DEFAULT_STATE" "$DEFAULT_STATE.log"
+		rmdir /var/lib/cgfused 2>/dev/null || true
+	fi
+}
+
+# crash: kill -9 of the daemon; its mount is left dead.
+crash() {
+	kill -KILL "$CG_PID"
+	cg_wait_gone "$CG_PID"
+}
+
+# wait_for FILE TEXT: waits up to 5 s for FILE to contain TEXT.
+wait_for() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "$1 never got '$2':" >&2
+	cat "$1" >&2 2>/dev/null
+	return 1
+}
+
+@test "groups, settings, owners, modes and members survive kill -9; the dead mount is recovered" {
+	local s p
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/a" "$MNT/a/b" "$MNT/a/old"
+	mv "$MNT/a/old" "$MNT/a/new name"
+	echo 2048 >"$MNT/a/cpu.shares"
+	echo 0 >"$MNT/a/b/cpuset.cpus"
+	echo 50000 >"$MNT/a/cpu.cfs_quota_us"
+	chown 1000:1000 "$MNT/a"
+	chmod 0700 "$MNT/a/b"
+	chmod 0600 "$MNT/a/cpu.shares"
+	cg_sleeper s
+	cg_threads p
+	echo "$s" >"$MNT/a/b/tasks"
+	echo "$p" >"$MNT/a/cgroup.procs"
+	crash
+	run ls "$MNT"
+	assert_output --partial "Transport endpoint is not connected"
+
+	cg_mount -o "state=$STATE"
+	grep -q "left mounted by a daemon that is gone" "$CG_TMP/cgfused.log"
+	[ -d "$MNT/a/new name" ]
+	[ ! -e "$MNT/a/old" ]
+	cg_expect_read "$MNT/a/cpu.shares" 2048
+	cg_expect_read "$MNT/a/b/cpuset.cpus" 0
+	cg_expect_read "$MNT/a/cpu.cfs_quota_us" 50000
+	cg_expect_read "$MNT/a/b/tasks" "$s"
+	cg_expect_read "$MNT/a/cgroup.procs" "$p"
+	cg_expect_read "$MNT/a/tasks" "$(cg_tids "$p")"
+	cg_expect_done
+	run stat -c '%u:%g %a' "$MNT/a" "$MNT/a/b" "$MNT/a/cpu.shares"
+	assert_output $'1000:1000 755\n0:0 700\n0:0 600'
+}
+
+@test "a member that is gone or whose PID was reused does not rejoin" {
+	local s out gone reused
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/a"
+	"$REUSE_PID" --signal "$MNT/a/tasks" >"$CG_TMP/reuse.out" 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	wait_for "$CG_TMP/reuse.out" '^[0-9]'
+	reused=$(head -1 "$CG_TMP/reuse.out")
+	sleep 1000 >/dev/null 2>&1 3>&- &
+	gone=$!
+	echo "$gone" >"$MNT/a/tasks"
+	cg_sleeper s
+	echo "$s" >"$MNT/a/tasks"
+	run cat "$MNT/a/tasks"
+	assert_output "$(printf '%s\n' "$reused" "$gone" "$s" | sort -n)"
+	crash
+	kill -KILL "$gone"
+	wait "$gone" 2>/dev/null || true
+	kill -USR1 "${CG_HELPERS[0]}"
+	wait_for "$CG_TMP/reuse.out" "reused"
+	[ -d "/proc/$reused" ]	# the same PID, another process
+
+	cg_mount -o "state=$STATE"
+	run cat "$MNT/a/tasks"
+	assert_output "$s"
+}
+
+@test "children forked while no daemon ran rejoin their parent's group; zombies do not" {
+	local p zombie child
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/a"
+	# SIGUSR1: fork a child that sleeps (and dies with its parent); SIGUSR2:
+	# fork one that exits at once and is never reaped. Each writes its PID.
+	"$CG_PYTHON" -c '
+import ctypes, os, signal, sys, time
+def child(stay):
+    pid = os.fork()
+    if pid == 0:
+        ctypes.CDLL(None).prctl(1, 9)	# PR_SET_PDEATHSIG, SIGKILL
+        if stay:
+            time.sleep(1000)
+        os._exit(0)
+    with open(sys.argv[1], "a") as f:
+        f.write("%s %d\n" % ("child" if stay else "zombie", pid))
+signal.signal(signal.SIGUSR1, lambda *a: child(True))
+signal.signal(signal.SIGUSR2, lambda *a: child(False))
+with open(sys.argv[1], "a") as f:
+    f.write("ready\n")
+while True:
+    time.sleep(1000)
+' "$CG_TMP/kids" >/dev/null 2>&1 3>&- &
+	p=$!
+	CG_HELPERS+=("$p")
+	wait_for "$CG_TMP/kids" ready	# the handlers are set
+	echo "$p" >"$MNT/a/cgroup.procs"
+	kill -USR2 "$p"
+	wait_for "$CG_TMP/kids" zombie
+	zombie=$(awk '$1 == "zombie" { print $2 }' "$CG_TMP/kids")
+	for ((i = 0; i < 50; i++)); do
+		[[ $(awk '{ print $3 }' "/proc/$zombie/stat") == Z ]] && break
+		sleep 0.05
+	done
+	crash
+	kill -USR1 "$p"
+	wait_for "$CG_TMP/kids" child
+	child=$(awk '$1 == "child" { print $2 }' "$CG_TMP/kids")
+	[[ $(awk '{ print $3 }' "/proc/$zombie/stat") == Z ]]
+
+	cg_mount -o "state=$STATE"
+	run cat "$MNT/a/cgroup.procs"
+	assert_output "$(printf '%s\n' "$p" "$child" | sort -n)"
+}
+
+@test "a clean stop leaves a snapshot and an empty log; everything comes back" {
+	local s
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/g"
+	echo 512 >"$MNT/g/cpu.shares"
+	cg_sleeper s
+	echo "$s" >"$MNT/g/tasks"
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	refute cg_is_mounted "$MNT"
+	run wc -l <"$STATE.log"
+	assert_output 1
+	grep -q "^task .* =/g $s " "$STATE"
+
+	cg_mount -o "state=$STATE"
+	cg_expect_read "$MNT/g/cpu.shares" 512
+	cg_expect_read "$MNT/g/tasks" "$s"
+	cg_expect_done
+}
+
+@test "release_agent does not run while the state is replayed" {
+	cat >"$CG_TMP/agent" <<EOF
+#!/bin/sh
+echo "\$1" >>"$CG_TMP/agent.out"
+EOF
+	chmod +x "$CG_TMP/agent"
+	cg_mount -o "state=$STATE"
+	echo "$CG_TMP/agent" >"$MNT/release_agent"
+	mkdir "$MNT/a"
+	echo 1 >"$MNT/a/notify_on_release"
+	mkdir "$MNT/a/c"
+	rmdir "$MNT/a/c"
+	wait_for "$CG_TMP/agent.out" /a
+	crash
+
+	cg_mount -o "state=$STATE"
+	[ -d "$MNT/a" ]
+	sleep 1
+	run cat "$CG_TMP/agent.out"
+	assert_output /a
+}
+
+@test "state=none keeps nothing" {
+	cg_mount -o state=none
+	mkdir "$MNT/a"
+	crash
+	cg_mount -o state=none
+	[ ! -e "$MNT/a" ]
+	run ls "$CG_TMP"
+	refute_output --partial .state
+}
+
+@test "two daemons on one state file: the second fails with a clear message" {
+	cg_mount -o "state=$STATE"
+	mkdir "$CG_TMP/mnt2"
+	run --separate-stderr timeout 20 "$CGFUSED" -f -o "state=$STATE" "$CG_TMP/mnt2" 3>&-
+	assert_failure
+	[ "$status" -ne 124 ]
+	[[ $stderr == *"$STATE is in use by another cgfused"* ]]
+	refute cg_is_mounted "$CG_TMP/mnt2"
+	[ -d "$MNT" ] && mkdir "$MNT/still-works"
+}
+
+@test "the default state is /var/lib/cgfused/<mount path>.state, in a 0700 directory" {
+	local name=${MNT#/}
+	name=${name//%/%25}
+	name=${name//-/%2D}
+	DEFAULT_STATE=/var/lib/cgfused/${name//\//-}.state
+	[ ! -e "$DEFAULT_STATE" ]
+	"$CGFUSED" -f "$MNT" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
+	CG_PID=$!
+	CG_DAEMONS+=("$CG_PID")
+	CG_MOUNTS+=("$MNT")
+	cg_wait_mounted "$MNT" "$CG_PID"
+	mkdir "$MNT/a"
+	grep -q "^mkdir .* =/a " "$DEFAULT_STATE.log"
+	run stat -c %a /var/lib/cgfused
+	assert_output 700
+}

@@ -1,0 +1,468 @@
+/* The state without FUSE: records written by the core's hooks, reloaded
+ * into a new core on the same fake system, torn and garbled lines, a log
+ * of an older generation, compaction, identities that changed. A "crash"
+ * is state_free() without state_snapshot(): what kill -9 leaves. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib.h>
+#include <glib/gstdio.h>
+
+#include "cgroup.h"
+#include "ctl/ctl.h"
+#include "fake-kfacade.h"
+#include "state.h"
+#include "state_replay.h"
+#include "test-env.h"
+
+#define BOOT "boot-1"
+
+struct st_env {
+	struct env e;
+	char *dir, *path, *log_path;
+	struct cg_state *st;
+};
+
+static void st_setup_full(struct st_env *s, bool two_hierarchies)
+{
+	env_setup_full(&s->e, two_hierarchies, true);
+	s->dir = g_dir_make_tmp("test-state.XXXXXX", NULL);
+	g_assert_nonnull(s->dir);
+	s->path = g_build_filename(s->dir, "s.state", NULL);
+	s->log_path = g_strconcat(s->path, ".log", NULL);
+	s->st = state_open(s->e.core, s->path, BOOT, NULL);
+	g_assert_nonnull(s->st);
+}
+
+static void st_setup(struct st_env *s)
+{
+	st_setup_full(s, false);
+}
+
+/* The daemon dies: no snapshot, the log as it is. */
+static void st_crash(struct st_env *s)
+{
+	state_free(s->st);
+	s->st = NULL;
+}
+
+/* The daemon dies (if it has not) and a new one starts on the same system,
+ * hierarchies and state file, with boot id boot. */
+static void st_restart(struct st_env *s, const char *boot)
+{
+	unsigned nr = 0, masks[2] = { 0 };
+	GError *err = NULL;
+
+	if (s->st)
+		st_crash(s);
+	for (unsigned r = 0; r < 2 && s->e.root[r]; r++)
+		masks[r] = s->e.root[r]->subsys_mask;
+	cg_core_free(s->e.core);
+	while (cgfused_controllers[nr])
+		nr++;
+	s->e.core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(s->e.fk));
+	for (unsigned r = 0; r < 2 && masks[r]; r++) {
+		s->e.root[r] = cg_root_new(s->e.core, masks[r], true);
+		s->e.top[r] = s->e.root[r]->top->id;
+	}
+	s->st = state_open(s->e.core, s->path, boot, &err);
+	g_assert_no_error(err);
+	g_assert_nonnull(s->st);
+}
+
+static void st_teardown(struct st_env *s)
+{
+	if (s->st)
+		state_free(s->st);
+	env_teardown(&s->e);
+	g_unlink(s->log_path);
+	g_unlink(s->path);
+	g_rmdir(s->dir);
+	g_free(s->log_path);
+	g_free(s->path);
+	g_free(s->dir);
+}
+
+/* The id of the group at path in hierarchy r, 0 if none. */
+static uint64_t group_in(struct st_env *s, unsigned r, const char *path)
+{
+	char **names = g_strsplit(path, "/", -1);
+	struct cgroup *cgrp;
+	uint64_t id;
+
+	g_mutex_lock(&s->e.core->lock);
+	cgrp = s->e.root[r]->top;
+	for (char **n = names; cgrp && *n; n++)
+		if (**n)
+			cgrp = cgroup_child(cgrp, *n);
+	id = cgrp ? cgrp->id : 0;
+	g_mutex_unlock(&s->e.core->lock);
+	g_strfreev(names);
+	return id;
+}
+
+static uint64_t group(struct st_env *s, const char *path)
+{
+	return group_in(s, 0, path);
+}
+
+static unsigned count_lines(const char *path)
+{
+	char *data = NULL;
+	unsigned n = 0;
+
+	if (!g_file_get_contents(path, &data, NULL, NULL))
+		return 0;
+	for (char *p = data; *p; p++)
+		n += *p == '\n';
+	g_free(data);
+	return n;
+}
+
+static void append_text(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(write(fd, text, strlen(text)), ==, (ssize_t)strlen(text));
+	close(fd);
+}
+
+/* Groups, values, owners and modes, and members come back after a crash. */
+static void test_reload(void)
+{
+	struct st_env s;
+	uint64_t a, b, c;
+	struct cg_iattr attr;
+	struct cg_setattr chown_b = { .valid = CG_ATTR_UID | CG_ATTR_GID, .uid = 1000, .gid = 100 };
+	struct cg_setattr chmod_shares = { .valid = CG_ATTR_MODE, .mode = 0600 };
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	b = mkdir_ok(&s.e, a, "b c");		/* a name with a space */
+	c = mkdir_ok(&s.e, a, "gone");
+	mkdir_ok(&s.e, a, "old");
+	g_assert_cmpint(cg_rename(s.e.core, a, "old", a, "new%", &root_cred), ==, 0);
+	wr_ok(&s.e, a, "cpu.shares", "2048");
+	wr_ok(&s.e, b, "cpuset.cpus", "1-2\n");
+	wr_ok(&s.e, b, "notify_on_release", "1");
+	wr_ok(&s.e, s.e.top[0], "release_agent", "/bin/agent with space");
+	g_assert_cmpint(cg_setattr(s.e.core, b, CG_DIR, &chown_b, &root_cred), ==, 0);
+	g_assert_cmpint(cg_setattr(s.e.core, a, file_index(&s.e, a, "cpu.shares"),
+				   &chmod_shares, &root_cred), ==, 0);
+	g_assert_cmpint(cg_rmdir(s.e.core, a, "gone", &root_cred), ==, 0);
+	(void)c;
+	fake_kf_add_process(s.e.fk, 100, 3);
+	fake_kf_add_process(s.e.fk, 200, 1);
+	wr_ok(&s.e, b, "cgroup.procs", "100");
+	wr_ok(&s.e, a, "tasks", "200");
+	wr_ok(&s.e, b, "tasks", "200");		/* the last move counts */
+	wr_ok(&s.e, s.e.top[0], "tasks", "102");	/* back to the root */
+
+	st_restart(&s, BOOT);
+	a = group(&s, "/a");
+	b = group(&s, "/a/b c");
+	g_assert_cmpuint(a, !=, 0);
+	g_assert_cmpuint(b, !=, 0);
+	g_assert_cmpuint(group(&s, "/a/gone"), ==, 0);
+	g_assert_cmpuint(group(&s, "/a/old"), ==, 0);
+	g_assert_cmpuint(group(&s, "/a/new%"), !=, 0);
+	assert_content(&s.e, a, "cpu.shares", "2048\n");
+	assert_content(&s.e, b, "cpuset.cpus", "1-2\n");
+	assert_content(&s.e, b, "notify_on_release", "1\n");
+	assert_content(&s.e, s.e.top[0], "release_agent", "/bin/agent with space\n");
+	g_assert_cmpint(cg_get_iattr(s.e.core, b, CG_DIR, &attr), ==, 0);
+	EXPECT_INT(attr.uid, 1000, "%s", "owner of a/b c");
+	EXPECT_INT(attr.gid, 100, "%s", "group of a/b c");
+	g_assert_cmpint(cg_get_iattr(s.e.core, a, file_index(&s.e, a, "cpu.shares"), &attr), ==, 0);
+	EXPECT_INT(attr.mode & 07777, 0600, "%s", "mode of a/cpu.shares");
+	assert_content(&s.e, b, "tasks", "100\n101\n200\n");
+	assert_content(&s.e, a, "tasks", "");
+	g_assert_false(lists(&s.e, b, "tasks", 102));
+	EXPECT_INT(nr_tasks(&s.e), 3, "%s", "tracked tasks");
+	st_teardown(&s);
+}
+
+/* Members whose id now names another thread, or nothing, stay out; so do
+ * all of them when the machine rebooted. */
+static void test_identity(void)
+{
+	struct st_env s;
+	uint64_t a;
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	fake_kf_add_process(s.e.fk, 300, 1);
+	fake_kf_add_process(s.e.fk, 301, 1);
+	fake_kf_add_process(s.e.fk, 302, 1);
+	wr_ok(&s.e, a, "tasks", "300");
+	wr_ok(&s.e, a, "tasks", "301");
+	wr_ok(&s.e, a, "tasks", "302");
+	st_crash(&s);
+	fake_kf_reuse(s.e.fk, 300, 300);	/* another process got the id */
+	fake_kf_exit(s.e.fk, 301);		/* gone */
+
+	st_restart(&s, BOOT);
+	a = group(&s, "/a");
+	assert_content(&s.e, a, "tasks", "302\n");
+	EXPECT_INT(nr_tasks(&s.e), 1, "%s", "tracked tasks");
+	EXPECT_INT(fake_kf_open_count_tid(s.e.fk, 300), 0, "%s", "identities of 300 left open");
+
+	st_restart(&s, "boot-2");		/* the snapshot is of boot-1 */
+	a = group(&s, "/a");
+	g_assert_cmpuint(a, !=, 0);
+	assert_content(&s.e, a, "tasks", "");
+	st_teardown(&s);
+}
+
+/* A child forked while no daemon ran joins its parent's group; one forked
+ * into the root before its parent joined does not. */
+static void test_forks_while_down(void)
+{
+	struct st_env s;
+	uint64_t a;
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	fake_kf_add_process(s.e.fk, 400, 1);
+	fake_kf_fork(s.e.fk, 400, 401, 401);	/* before the parent joined */
+	wr_ok(&s.e, a, "tasks", "400");
+	st_crash(&s);
+	fake_kf_fork(s.e.fk, 400, 402, 402);
+	fake_kf_fork(s.e.fk, 402, 403, 403);	/* a grandchild */
+
+	st_restart(&s, BOOT);
+	a = group(&s, "/a");
+	assert_content(&s.e, a, "tasks", "400\n402\n403\n");
+	st_teardown(&s);
+}
+
+/* With two hierarchies, a member is in a group of each; a child forked
+ * while the daemon ran is recorded in both, and comes back although its
+ * parent has gone. */
+static void test_two_hierarchies(void)
+{
+	struct st_env s;
+	uint64_t a, b;
+
+	st_setup_full(&s, true);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	b = mkdir_ok(&s.e, s.e.top[1], "b");
+	fake_kf_add_process(s.e.fk, 700, 1);
+	wr_ok(&s.e, a, "tasks", "700");
+	wr_ok(&s.e, b, "tasks", "700");
+	fake_kf_fork(s.e.fk, 700, 701, 701);
+	g_assert_true(lists(&s.e, a, "tasks", 701));	/* the fork is taken in */
+	fake_kf_exit_process(s.e.fk, 700);
+	g_assert_false(lists(&s.e, a, "tasks", 700));
+
+	st_restart(&s, BOOT);
+	assert_content(&s.e, group_in(&s, 0, "/a"), "tasks", "701\n");
+	assert_content(&s.e, group_in(&s, 1, "/b"), "tasks", "701\n");
+	st_teardown(&s);
+}
+
+/* A torn last line (the write a crash cut) is ignored; a garbled line
+ * stops the reading there. */
+static void test_torn_and_garbled(void)
+{
+	struct st_env s;
+	struct state_load load;
+	struct env fresh;
+	char *data, *bad;
+
+	st_setup(&s);
+	mkdir_ok(&s.e, s.e.top[0], "a");
+	mkdir_ok(&s.e, s.e.top[0], "b");
+	mkdir_ok(&s.e, s.e.top[0], "c");
+	st_crash(&s);
+	append_text(s.log_path, "mkdir =cpu,cpuacct,cpuset =/d 493 0");
+
+	env_setup(&fresh);
+	g_assert_cmpint(state_replay(fresh.core, s.path, BOOT, &load), ==, 0);
+	EXPECT_INT(load.torn, 1, "%s", "torn lines");
+	EXPECT_INT(load.refused, 0, "%s", "refused records");
+	env_teardown(&fresh);
+
+	st_restart(&s, BOOT);
+	g_assert_cmpuint(group(&s, "/c"), !=, 0);
+	g_assert_cmpuint(group(&s, "/d"), ==, 0);
+
+	/* "mkdir ... =/b" with one byte changed: b and all after it are lost. */
+	mkdir_ok(&s.e, s.e.top[0], "x");
+	mkdir_ok(&s.e, s.e.top[0], "y");
+	mkdir_ok(&s.e, s.e.top[0], "z");
+	st_crash(&s);
+	g_assert_true(g_file_get_contents(s.log_path, &data, NULL, NULL));
+	bad = strstr(data, "=/y ");
+	g_assert_nonnull(bad);
+	bad[2] = 'Y';
+	g_assert_true(g_file_set_contents(s.log_path, data, -1, NULL));
+	g_free(data);
+
+	env_setup(&fresh);
+	g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "*garbled record*");
+	g_assert_cmpint(state_replay(fresh.core, s.path, BOOT, &load), ==, 0);
+	g_test_assert_expected_messages();
+	EXPECT_INT(load.torn, 1, "%s", "garbled lines");
+	env_teardown(&fresh);
+
+	g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "*garbled record*");
+	st_restart(&s, BOOT);
+	g_test_assert_expected_messages();
+	g_assert_cmpuint(group(&s, "/x"), !=, 0);
+	g_assert_cmpuint(group(&s, "/y"), ==, 0);
+	g_assert_cmpuint(group(&s, "/Y"), ==, 0);
+	g_assert_cmpuint(group(&s, "/z"), ==, 0);
+	st_teardown(&s);
+}
+
+/* A crash between a snapshot's rename and the log's truncation leaves a
+ * log of the previous generation: it is not replayed over the snapshot. */
+static void test_old_generation(void)
+{
+	struct st_env s;
+	struct state_load load;
+	struct env fresh;
+	char *old_log;
+	gsize len;
+
+	st_setup(&s);
+	mkdir_ok(&s.e, s.e.top[0], "x");
+	g_assert_true(g_file_get_contents(s.log_path, &old_log, &len, NULL));
+	g_assert_cmpint(cg_rmdir(s.e.core, s.e.top[0], "x", &root_cred), ==, 0);
+	g_assert_cmpint(state_snapshot(s.st), ==, 0);
+	st_crash(&s);
+	g_assert_true(g_file_set_contents(s.log_path, old_log, (gssize)len, NULL));
+	g_free(old_log);
+
+	env_setup(&fresh);
+	g_assert_cmpint(state_replay(fresh.core, s.path, BOOT, &load), ==, 0);
+	g_assert_true(load.log_ignored);
+	env_teardown(&fresh);
+
+	st_restart(&s, BOOT);
+	g_assert_cmpuint(group(&s, "/x"), ==, 0);
+	st_teardown(&s);
+}
+
+/* The log is folded into the snapshot once it is long enough, and what it
+ * held survives. */
+static void test_compaction(void)
+{
+	struct st_env s;
+	uint64_t a, b;
+	unsigned moves = STATE_COMPACT_MIN + 11;
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	b = mkdir_ok(&s.e, s.e.top[0], "b");
+	fake_kf_add_process(s.e.fk, 500, 1);
+	for (unsigned i = 0; i < moves; i++)
+		wr_ok(&s.e, i % 2 ? b : a, "tasks", "500");
+	/* 2 mkdirs and the moves: compacted once, at record 4096. */
+	EXPECT_INT(state_log_records(s.st), moves + 2 - STATE_COMPACT_MIN, "%s", "log records");
+	EXPECT_INT(count_lines(s.log_path), moves + 2 - STATE_COMPACT_MIN + 1, "%s", "log lines");
+	g_assert_cmpuint(state_snapshot_records(s.st), <, 100);
+	EXPECT_INT(count_lines(s.path), state_snapshot_records(s.st) + 1, "%s", "snapshot lines");
+
+	st_restart(&s, BOOT);
+	a = group(&s, "/a");
+	b = group(&s, "/b");
+	assert_content(&s.e, moves % 2 ? a : b, "tasks", "500\n");
+	assert_content(&s.e, moves % 2 ? b : a, "tasks", "");
+	st_teardown(&s);
+}
+
+/* One attach of a process writes a record per thread; reads, failed
+ * writes and actions (cpuacct.usage) write none. */
+static void test_what_is_logged(void)
+{
+	struct st_env s;
+	uint64_t a;
+	unsigned before;
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	fake_kf_add_process(s.e.fk, 600, 4);
+	before = state_log_records(s.st);
+	wr_ok(&s.e, a, "cgroup.procs", "600");
+	EXPECT_INT(state_log_records(s.st) - before, 4, "%s", "records of one attach");
+	before = state_log_records(s.st);
+	g_free(rd(&s.e, a, "cpu.shares"));
+	EXPECT_INT(wr(&s.e, a, "cpu.shares", "bogus"), -EINVAL, "%s", "bad write");
+	wr_ok(&s.e, a, "cpuacct.usage", "0");
+	EXPECT_INT(state_log_records(s.st) - before, 0, "%s", "records of nothing");
+	st_teardown(&s);
+}
+
+/* A file that is not a state (a wrong -o state=) is refused and left as
+ * it is, not replaced by a snapshot. */
+static void test_foreign(void)
+{
+	struct st_env s;
+	struct env other;
+	GError *err = NULL;
+	char *data;
+
+	st_setup(&s);
+	st_crash(&s);
+	g_assert_true(g_file_set_contents(s.path, "root:x:0:0:root:/root:/bin/sh\n", -1, NULL));
+	env_setup(&other);
+	g_assert_null(state_open(other.core, s.path, BOOT, &err));
+	g_assert_nonnull(err);
+	g_assert_nonnull(strstr(err->message, "not a cgfused state"));
+	g_clear_error(&err);
+	g_assert_true(g_file_get_contents(s.path, &data, NULL, NULL));
+	g_assert_cmpstr(data, ==, "root:x:0:0:root:/root:/bin/sh\n");
+	g_free(data);
+	env_teardown(&other);
+	st_teardown(&s);
+}
+
+/* Only one daemon uses a state file. */
+static void test_lock(void)
+{
+	struct st_env s;
+	struct env other;
+	GError *err = NULL;
+
+	st_setup(&s);
+	env_setup(&other);
+	g_assert_null(state_open(other.core, s.path, BOOT, &err));
+	g_assert_nonnull(err);
+	g_assert_nonnull(strstr(err->message, "in use"));
+	g_clear_error(&err);
+	env_teardown(&other);
+	st_teardown(&s);
+}
+
+static void test_default_path(void)
+{
+	char *p = state_default_path("/sys/fs/cgroup/my-cg");
+
+	if (geteuid() == 0)
+		g_assert_cmpstr(p, ==, STATE_DIR "/sys-fs-cgroup-my%2Dcg.state");
+	else
+		g_assert_true(g_str_has_suffix(p, "/cgfused/sys-fs-cgroup-my%2Dcg.state"));
+	g_free(p);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/state/reload", test_reload);
+	g_test_add_func("/state/identity", test_identity);
+	g_test_add_func("/state/forks-while-down", test_forks_while_down);
+	g_test_add_func("/state/two-hierarchies", test_two_hierarchies);
+	g_test_add_func("/state/torn-and-garbled", test_torn_and_garbled);
+	g_test_add_func("/state/old-generation", test_old_generation);
+	g_test_add_func("/state/compaction", test_compaction);
+	g_test_add_func("/state/what-is-logged", test_what_is_logged);
+	g_test_add_func("/state/foreign", test_foreign);
+	g_test_add_func("/state/lock", test_lock);
+	g_test_add_func("/state/default-path", test_default_path);
+	return g_test_run();
+}
