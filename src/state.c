@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
@@ -567,6 +568,10 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	}
 	core->observer = &st->observer;
 	g_mutex_unlock(&core->lock);
+	/* The replay parsed every record before applying them (tens of MiB
+	 * for a long log), all freed now but left resident inside malloc's
+	 * arena: give the whole free pages back. */
+	malloc_trim(0);
 	return st;
 }
 
