@@ -20,7 +20,7 @@ has_state() {
 
 @test "a 20 s soak with client kills loses nothing and keeps the invariants" {
 	[[ -x $FORK_STORM ]]
-	run soak --seconds 20 --warmup 3 --fault-every 6
+	run soak --seconds 20 --warmup 3 --fault-every 6 --verbose
 	echo "$output"
 	assert_success
 	assert_line --regexp '^lost changes +0$'
