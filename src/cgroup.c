@@ -427,8 +427,8 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
 		ret = -EBUSY;
 	else if (ret == 0) {
-		cg_notify(core, rmdir, cgrp);
 		cgroup_destroy(cgrp);
+		cg_notify(core, rmdir, parent, name);
 		dir_changed(parent);
 		check_for_release(parent);
 	}

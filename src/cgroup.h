@@ -114,7 +114,9 @@ struct cgroup {
 struct cg_observer {
 	void *data;
 	void (*mkdir)(void *data, struct cgroup *cgrp);
-	void (*rmdir)(void *data, struct cgroup *cgrp);	/* before it goes */
+	/* After the group parent/name is gone: a compaction the record sets
+	 * off must snapshot the tree without it. */
+	void (*rmdir)(void *data, struct cgroup *parent, const char *name);
 	void (*rename)(void *data, struct cgroup *cgrp, const char *old_name);
 	/* A control file was written text (the file's cftype has no
 	 * CFTYPE_NO_STATE). */

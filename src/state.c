@@ -390,14 +390,20 @@ static void on_mkdir(void *data, struct cgroup *cgrp)
 	append(st, st->buf, 1);
 }
 
-static void on_rmdir(void *data, struct cgroup *cgrp)
+static void on_rmdir(void *data, struct cgroup *parent, const char *name)
 {
 	struct cg_state *st = data;
+	char *dir = cgroup_path(parent);
+	char *path = g_build_path("/", dir, name, NULL);
 
 	g_string_truncate(st->buf, 0);
-	rec_group(st->buf, "rmdir", cgrp);
+	rec_begin(st->buf, "rmdir");
+	rec_str(st->buf, parent->root->name);
+	rec_str(st->buf, path);
 	rec_end(st->buf, 0);
 	append(st, st->buf, 1);
+	g_free(path);
+	g_free(dir);
 }
 
 static void on_rename(void *data, struct cgroup *cgrp, const char *old_name)

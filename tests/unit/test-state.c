@@ -376,6 +376,30 @@ static void test_compaction(void)
 	st_teardown(&s);
 }
 
+/* The rmdir whose record sets off a compaction stays done: the snapshot
+ * is taken after the group is gone (it was taken before, and the
+ * truncated log took the rmdir with it). */
+static void test_compaction_at_rmdir(void)
+{
+	static const struct cg_cred root = { 0 };
+	struct st_env s;
+	uint64_t a;
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");
+	mkdir_ok(&s.e, s.e.top[0], "gone");
+	while (state_log_records(s.st) < STATE_COMPACT_MIN - 1)
+		wr_ok(&s.e, a, "cpu.shares", state_log_records(s.st) % 2 ? "2048" : "1024");
+	g_assert_cmpint(cg_rmdir(s.e.core, s.e.top[0], "gone", &root), ==, 0);
+	EXPECT_INT(state_log_records(s.st), 0, "%s", "log records after the compaction");
+
+	st_crash(&s);
+	st_restart(&s, BOOT);
+	g_assert_cmpuint(group(&s, "/a"), !=, 0);
+	EXPECT_INT(group(&s, "/gone"), 0, "%s", "the removed group's id");
+	st_teardown(&s);
+}
+
 /* One attach of a process writes a record per thread; reads, failed
  * writes and actions (cpuacct.usage) write none. */
 static void test_what_is_logged(void)
@@ -460,6 +484,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/torn-and-garbled", test_torn_and_garbled);
 	g_test_add_func("/state/old-generation", test_old_generation);
 	g_test_add_func("/state/compaction", test_compaction);
+	g_test_add_func("/state/compaction-at-rmdir", test_compaction_at_rmdir);
 	g_test_add_func("/state/what-is-logged", test_what_is_logged);
 	g_test_add_func("/state/foreign", test_foreign);
 	g_test_add_func("/state/lock", test_lock);
