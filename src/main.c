@@ -174,9 +174,6 @@ static struct cg_state *open_state(struct cg_core *core, const char *file,
 	return st;
 }
 
-/* Workers kept waiting for requests when no -o max_idle_threads is given. */
-#define DEFAULT_IDLE_THREADS 2
-
 static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
 {
 	struct fuse_loop_config *cfg;
@@ -186,12 +183,9 @@ static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *
 		return fuse_session_loop(se);
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_clone_fd(cfg, (unsigned)opts->clone_fd);
-	/* libfuse's own defaults stand unless an option was given (UINT_MAX),
-	 * but for idle workers: libfuse keeps every worker a burst made, each
-	 * with its ~1 MiB request buffer, so the daemon's memory would stay at
-	 * its busiest. */
-	fuse_loop_cfg_set_idle_threads(cfg, opts->max_idle_threads != UINT_MAX
-					       ? opts->max_idle_threads : DEFAULT_IDLE_THREADS);
+	/* libfuse's own defaults stand unless an option was given (UINT_MAX). */
+	if (opts->max_idle_threads != UINT_MAX)
+		fuse_loop_cfg_set_idle_threads(cfg, opts->max_idle_threads);
 	if (opts->max_threads != UINT_MAX)
 		fuse_loop_cfg_set_max_threads(cfg, opts->max_threads);
 	ret = fuse_session_loop_mt(se, cfg);
