@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "css_set.h"
+#include "state_log.h"
 #include "state_replay.h"
 #include "task.h"
 
@@ -21,6 +22,7 @@ struct cg_state {
 	char *path, *log_path;
 	char *boot_id;
 	int log_fd;			/* locked (flock) while we live */
+	struct state_log log;		/* log_fd, mapped */
 	uint64_t generation;
 	unsigned log_records, snapshot_records;
 	unsigned compact_at;		/* log records that make a compaction */
@@ -345,8 +347,7 @@ static int compact(struct cg_state *st)
 		log_header(out, st->generation);
 		/* Synced by the sync thread: until then, a crash of the machine
 		 * leaves the older log, which the new snapshot makes ignored. */
-		ret = ftruncate(st->log_fd, 0) < 0 ? -errno
-						   : write_all(st->log_fd, out->str, out->len);
+		ret = state_log_reset(&st->log, out->str, out->len);
 		g_atomic_int_set(&st->dirty, 1);
 		st->log_records = 0;
 	} else {
@@ -366,7 +367,7 @@ static int compact(struct cg_state *st)
  * answered; durable within a second (the sync thread). */
 static void append(struct cg_state *st, GString *recs, unsigned nr)
 {
-	int ret = write_all(st->log_fd, recs->str, recs->len);
+	int ret = state_log_append(&st->log, recs->str, recs->len);
 
 	if (ret && !st->write_failed)
 		g_warning("state: cannot append to %s: %s", st->log_path, g_strerror(-ret));
@@ -488,7 +489,7 @@ void state_sync_start(struct cg_state *st)
 
 static int lock_log(struct cg_state *st, GError **err)
 {
-	st->log_fd = open(st->log_path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	st->log_fd = open(st->log_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (st->log_fd < 0) {
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno),
 			    "cannot open state log %s: %s", st->log_path, g_strerror(errno));
@@ -503,6 +504,7 @@ static int lock_log(struct cg_state *st, GError **err)
 			    st->path, g_strerror(e));
 		return -1;
 	}
+	st->log.fd = st->log_fd;	/* ours: it may be written and trimmed */
 	return 0;
 }
 
@@ -532,6 +534,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 
 	st->core = core;
 	st->log_fd = -1;
+	st->log.fd = -1;
 	st->buf = g_string_sized_new(4096);
 	st->group = g_string_new(NULL);
 	/* Absolute: a daemon that detaches itself moves to "/". */
@@ -605,6 +608,9 @@ void state_free(struct cg_state *st)
 	if (st->core->observer == &st->observer)
 		st->core->observer = NULL;
 	g_mutex_unlock(&st->core->lock);
+	/* The log's zero tail goes; if it cannot, the reader stops at it. */
+	if (st->log.fd >= 0 && state_log_close(&st->log) < 0)
+		g_warning("state: cannot trim %s", st->log_path);
 	if (st->log_fd >= 0)
 		close(st->log_fd);	/* and the lock goes */
 	g_mutex_clear(&st->sync_lock);

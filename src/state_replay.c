@@ -63,6 +63,9 @@ static int read_records(const char *path, GPtrArray *recs, unsigned *torn)
 		g_error_free(err);
 		return ret;
 	}
+	/* The log is grown by zero-filled chunks: its records end at the
+	 * first NUL (no record holds one: strings are %-escaped). */
+	len = strnlen(data, len);
 	for (p = data, end = data + len; p < end;) {
 		const char *nl = memchr(p, '\n', (gsize)(end - p));
 		GPtrArray *f = nl ? parse_line(p, (gsize)(nl - p)) : NULL;

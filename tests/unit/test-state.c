@@ -14,6 +14,7 @@
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "state.h"
+#include "state_log.h"
 #include "state_replay.h"
 #include "test-env.h"
 
@@ -264,6 +265,81 @@ static void test_two_hierarchies(void)
 	st_teardown(&s);
 }
 
+/* What kill -9 leaves of the mapped log: the records, then the zeros of
+ * its last chunk (state_free() cuts them off; a crash does not). They
+ * are no torn line, and a record cut by the crash is one. */
+static void test_zero_tail(void)
+{
+	struct st_env s;
+	struct state_load load;
+	struct env fresh;
+	unsigned applied;
+	int fd;
+
+	st_setup(&s);
+	mkdir_ok(&s.e, s.e.top[0], "a");
+	mkdir_ok(&s.e, s.e.top[0], "b");
+	st_crash(&s);
+	env_setup(&fresh);
+	g_assert_cmpint(state_replay(fresh.core, s.path, BOOT, &load), ==, 0);
+	env_teardown(&fresh);
+	applied = load.applied;
+	fd = open(s.log_path, O_WRONLY);
+	g_assert_cmpint(fd, >=, 0);
+	g_assert_cmpint(ftruncate(fd, 1 << 20), ==, 0);
+	close(fd);
+
+	env_setup(&fresh);
+	g_assert_cmpint(state_replay(fresh.core, s.path, BOOT, &load), ==, 0);
+	EXPECT_INT(load.torn, 0, "%s", "torn lines");
+	EXPECT_INT(load.applied, applied, "%s", "records applied");
+	env_teardown(&fresh);
+
+	st_restart(&s, BOOT);
+	g_assert_cmpuint(group(&s, "/b"), !=, 0);
+	st_teardown(&s);
+}
+
+/* The mapped log grows past its first chunks and keeps every byte in
+ * order; a clean close cuts the zeros off; a reset empties it. */
+static void test_log_growth(void)
+{
+	char *dir = g_dir_make_tmp("test-state-log-XXXXXX", NULL);
+	char *path = g_build_filename(dir, "log", NULL);
+	struct state_log log = { .fd = open(path, O_RDWR | O_CREAT, 0600) };
+	GString *want = g_string_new(NULL);
+	char *data;
+	gsize len;
+
+	g_assert_cmpint(log.fd, >=, 0);
+	g_assert_cmpint(state_log_reset(&log, "head\n", 5), ==, 0);
+	g_string_append(want, "head\n");
+	for (unsigned i = 0; i < 100000; i++) {
+		char rec[32];
+		int n = g_snprintf(rec, sizeof(rec), "record %u\n", i);
+
+		g_assert_cmpint(state_log_append(&log, rec, (size_t)n), ==, 0);
+		g_string_append_len(want, rec, n);
+	}
+	g_assert_cmpuint(log.len, >, 1u << 20);
+	g_assert_cmpint(state_log_close(&log), ==, 0);
+	g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+	g_assert_cmpuint(len, ==, want->len);
+	g_assert_true(memcmp(data, want->str, len) == 0);
+	g_free(data);
+	g_assert_cmpint(state_log_reset(&log, "x\n", 2), ==, 0);
+	g_assert_cmpint(state_log_close(&log), ==, 0);
+	g_assert_true(g_file_get_contents(path, &data, &len, NULL));
+	g_assert_cmpstr(data, ==, "x\n");
+	g_free(data);
+	close(log.fd);
+	g_unlink(path);
+	g_rmdir(dir);
+	g_string_free(want, TRUE);
+	g_free(path);
+	g_free(dir);
+}
+
 /* A torn last line (the write a crash cut) is ignored; a garbled line
  * stops the reading there. */
 static void test_torn_and_garbled(void)
@@ -481,6 +557,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/identity", test_identity);
 	g_test_add_func("/state/forks-while-down", test_forks_while_down);
 	g_test_add_func("/state/two-hierarchies", test_two_hierarchies);
+	g_test_add_func("/state/zero-tail", test_zero_tail);
+	g_test_add_func("/state/log-growth", test_log_growth);
 	g_test_add_func("/state/torn-and-garbled", test_torn_and_garbled);
 	g_test_add_func("/state/old-generation", test_old_generation);
 	g_test_add_func("/state/compaction", test_compaction);
