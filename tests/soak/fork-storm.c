@@ -123,6 +123,15 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+/* A new gate for a batch: its children wait on it to be listed. */
+static void open_gate(void)
+{
+	if (pipe2(gate, O_CLOEXEC) < 0) {
+		perror("pipe");
+		exit(2);
+	}
+}
+
 static void storm_procs(int nr)
 {
 	pid_t kids[BATCH];
@@ -130,10 +139,7 @@ static void storm_procs(int nr)
 	for (int done = 0; done < nr; done += BATCH) {
 		int n = nr - done < BATCH ? nr - done : BATCH;
 
-		if (pipe2(gate, O_CLOEXEC) < 0) {
-			perror("pipe");
-			exit(2);
-		}
+		open_gate();
 		for (int i = 0; i < n; i++) {
 			pid_t pid = fork();
 			char c;
@@ -175,10 +181,7 @@ static void storm_threads(int nr)
 	for (int done = 0; done < nr; done += BATCH) {
 		int n = nr - done < BATCH ? nr - done : BATCH;
 
-		if (pipe2(gate, O_CLOEXEC) < 0) {
-			perror("pipe");
-			exit(2);
-		}
+		open_gate();
 		for (int i = 0; i < n; i++) {
 			tids[i] = 0;
 			if (pthread_create(&th[i], NULL, thread_main, &tids[i])) {
