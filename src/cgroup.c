@@ -247,6 +247,22 @@ void cg_core_free(struct cg_core *core)
 	g_free(core);
 }
 
+size_t cg_core_max_write_len(struct cg_core *core)
+{
+	size_t longest = 0;
+
+	g_mutex_lock(&core->lock);
+	for (guint i = 0; i < core->roots->len; i++) {
+		struct cg_root *root = g_ptr_array_index(core->roots, i);
+
+		for (guint f = 0; f < root->files->len; f++)
+			longest = MAX(longest, ((struct cg_file *)
+						g_ptr_array_index(root->files, f))->max_write_len);
+	}
+	g_mutex_unlock(&core->lock);
+	return longest;
+}
+
 struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id)
 {
 	unsigned index = id & ((1u << CG_ID_ROOT_BITS) - 1);

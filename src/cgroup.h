@@ -163,6 +163,9 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clone_children);
 void cg_core_free(struct cg_core *core);
 
+/* The longest write any control file of any hierarchy takes. */
+size_t cg_core_max_write_len(struct cg_core *core);
+
 /* A hierarchy's root belongs to root, mode 0555, as on the kernel; with
  * this, to a daemon's user who is not root: mode 0755, as that user has no
  * root's override to make groups in a directory without write permission. */

@@ -193,9 +193,24 @@ static void reply_negative_entry(fuse_req_t req)
 	fuse_reply_entry(req, &e);
 }
 
+/* The least max_write, in bytes, so that reads and directory listings,
+ * which the kernel cuts to as many pages as max_write spans, still come in
+ * pieces as large as a reader's usual buffer. */
+#define FS_MIN_MAX_WRITE (64 * 1024)
+
 static void cgfs_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t longest = cg_core_max_write_len(userdata);
+
+	/* libfuse gives every worker thread a request buffer of max_write plus
+	 * a page, and keeps it while the worker lives: 1 MiB by default, which
+	 * a control file never needs. The kernel cuts a longer write into
+	 * max_write pieces; with max_write past every file's limit, each write
+	 * a file takes comes whole, and the first piece of any longer one is
+	 * itself too long (E2BIG), as on the kernel. */
+	conn->max_write = MIN(conn->max_write,
+			      MAX(FS_MIN_MAX_WRITE, (longest / page + 1) * page));
 	/* O_TRUNC comes with OPEN instead of as a SETATTR round trip, so
 	 * `echo 5 > cpu.shares` costs no more than a plain write. */
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
