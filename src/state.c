@@ -21,8 +21,7 @@ struct cg_state {
 	struct cg_observer observer;
 	char *path, *log_path;
 	char *boot_id;
-	int log_fd;			/* locked (flock) while we live */
-	struct state_log log;		/* log_fd, mapped */
+	struct state_log log;		/* its fd locked (flock) while we live */
 	uint64_t generation;
 	unsigned log_records, snapshot_records;
 	unsigned compact_at;		/* log records that make a compaction */
@@ -474,7 +473,7 @@ static gpointer sync_main(gpointer data)
 		while (!st->stop && g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
 			;
 		if (g_atomic_int_compare_and_exchange(&st->dirty, 1, 0))
-			fdatasync(st->log_fd);
+			fdatasync(st->log.fd);
 	}
 	g_mutex_unlock(&st->sync_lock);
 	return NULL;
@@ -487,24 +486,28 @@ void state_sync_start(struct cg_state *st)
 
 /* Opening. */
 
+/* The log is ours (to write and trim) only once it is locked: a log
+ * another daemon holds is closed again at once. */
 static int lock_log(struct cg_state *st, GError **err)
 {
-	st->log_fd = open(st->log_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (st->log_fd < 0) {
+	int fd = open(st->log_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno),
 			    "cannot open state log %s: %s", st->log_path, g_strerror(errno));
 		return -1;
 	}
-	if (flock(st->log_fd, LOCK_EX | LOCK_NB) < 0) {
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 
+		close(fd);
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
 			    e == EWOULDBLOCK ? "state file %s is in use by another cgfused "
 			    "(each daemon needs its own: -o state=FILE)" : "cannot lock %s: %s",
 			    st->path, g_strerror(e));
 		return -1;
 	}
-	st->log.fd = st->log_fd;	/* ours: it may be written and trimmed */
+	st->log.fd = fd;
 	return 0;
 }
 
@@ -533,7 +536,6 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	int ret;
 
 	st->core = core;
-	st->log_fd = -1;
 	st->log.fd = -1;
 	st->buf = g_string_sized_new(4096);
 	st->group = g_string_new(NULL);
@@ -608,11 +610,12 @@ void state_free(struct cg_state *st)
 	if (st->core->observer == &st->observer)
 		st->core->observer = NULL;
 	g_mutex_unlock(&st->core->lock);
-	/* The log's zero tail goes; if it cannot, the reader stops at it. */
-	if (st->log.fd >= 0 && state_log_close(&st->log) < 0)
-		g_warning("state: cannot trim %s", st->log_path);
-	if (st->log_fd >= 0)
-		close(st->log_fd);	/* and the lock goes */
+	if (st->log.fd >= 0) {
+		/* The log's zero tail goes; if it cannot, the reader stops at it. */
+		if (state_log_close(&st->log) < 0)
+			g_warning("state: cannot trim %s", st->log_path);
+		close(st->log.fd);	/* and the lock goes */
+	}
 	g_mutex_clear(&st->sync_lock);
 	g_cond_clear(&st->sync_cond);
 	g_string_free(st->buf, TRUE);
