@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "ctl/ctl.h"
 #include "fs.h"
+#include "malloc_setup.h"
 #include "mountpoint.h"
 #include "state.h"
 #include "alloc.h"
@@ -209,6 +210,7 @@ int main(int argc, char *argv[])
 	bool created = false;
 	int ret = 1;
 
+	malloc_setup_exec(argv);
 	if (fuse_opt_parse(&args, &conf, cgfused_opts, opt_proc) < 0)
 		goto out;
 	if (!conf.help && conf.mountpoint && mountpoint_prepare(conf.mountpoint, &created) < 0)

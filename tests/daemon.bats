@@ -131,6 +131,40 @@ teardown() {
 	refute cg_is_mounted "$MNT"
 }
 
+# ---- malloc's per-thread caches (docs/soak.md, Memory) ----------------------------
+
+# cg_tunables_of PID: the GLIBC_TUNABLES a process was started with. glibc
+# parses the variable in place, where /proc/PID/environ shows it, putting
+# a NUL for each ':': the tunables it split off follow as entries of
+# their own.
+cg_tunables_of() {
+	awk -v RS='\0' '/^GLIBC_TUNABLES=/ { t = substr($0, 16); on = 1; next }
+		on && /^glibc\./ { t = t ":" $0; next }
+		{ on = 0 }
+		END { print t }' "/proc/$1/environ"
+}
+
+@test "the daemon starts itself again, same PID, with glibc's per-thread caches off" {
+	unset GLIBC_TUNABLES
+	cg_mount
+	run cg_tunables_of "$CG_PID"
+	assert_output "glibc.malloc.tcache_count=0"
+	run readlink "/proc/$CG_PID/exe"
+	assert_output "$(readlink -f "$CGFUSED")"
+	mkdir "$MNT/g"
+	[ "$(cat "$MNT/g/cpu.shares")" = 1024 ]
+}
+
+@test "the user's own tunables are kept, and a tcache_count the user set is left alone" {
+	GLIBC_TUNABLES=glibc.malloc.perturb=0:glibc.malloc.check=0 cg_mount
+	run cg_tunables_of "$CG_PID"
+	assert_output "glibc.malloc.perturb=0:glibc.malloc.check=0:glibc.malloc.tcache_count=0"
+	mkdir "$CG_TMP/m2"
+	GLIBC_TUNABLES=glibc.malloc.tcache_count=3 cg_mount_at "$CG_TMP/m2"
+	run cg_tunables_of "$CG_PID"
+	assert_output "glibc.malloc.tcache_count=3"
+}
+
 # ---- controllers and hierarchies ---------------------------------------------------
 
 @test "-o controllers=cpu has the core files and cpu files only" {
