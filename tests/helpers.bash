@@ -88,9 +88,13 @@ cg_is_mounted() {
 cg_wait_mounted() {
 	local mnt=$1 pid=${2:-} i
 	for ((i = 0; i < 200; i++)); do
-		# ls needs an answer from the daemon (a stat may come from the
-		# attribute cache of a dead mount still in /proc/mounts).
-		if cg_is_mounted "$mnt" && ls "$mnt" >/dev/null 2>&1; then
+		# statfs needs an answer from a live FUSE daemon: a dead mount
+		# fails it, and the directory under it (once a restarted daemon
+		# has taken the dead mount away and not yet mounted) is no FUSE.
+		# A stat or an ls is not enough: one may come from the attribute
+		# cache of a dead mount, the other list that directory.
+		if [[ $(stat -f -c %t "$mnt" 2>/dev/null) == 65735546 ]] &&
+			ls "$mnt" >/dev/null 2>&1; then
 			return 0
 		fi
 		if [[ -n $pid ]] && ! kill -0 "$pid" 2>/dev/null; then
