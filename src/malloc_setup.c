@@ -63,7 +63,6 @@ static void (*const malloc_setup_preinit)(void) = malloc_setup;
  * nor in a secure exec, where glibc drops the tunables. */
 void malloc_setup_exec(char *argv[])
 {
-#ifdef __GLIBC__
 	char *user = g_strdup(getenv(TUNABLES));
 	char *tunables, *self;
 
@@ -77,17 +76,15 @@ void malloc_setup_exec(char *argv[])
 	 * kernel's link leads to valgrind's tool, while readlink (which
 	 * valgrind answers) names the daemon. */
 	self = g_file_read_link("/proc/self/exe", NULL);
-	if (self && setenv(TUNABLES, tunables, 1) == 0)
+	if (self && setenv(TUNABLES, tunables, 1) == 0) {
 		execv(self, argv);
-	/* No exec (no /proc?): run on as we are, with the caches. */
-	if (user)
-		setenv(TUNABLES, user, 1);
-	else
-		unsetenv(TUNABLES);
+		/* No exec: run on as we are, with the caches. */
+		if (user)
+			setenv(TUNABLES, user, 1);
+		else
+			unsetenv(TUNABLES);
+	}
 	g_free(self);
 	g_free(tunables);
 	g_free(user);
-#else
-	(void)argv;
-#endif
 }
