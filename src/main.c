@@ -15,15 +15,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cgroup.h"
+#include "core/cgroup.h"
 #include "ctl/ctl.h"
-#include "fs.h"
+#include "fs/fs.h"
 #include "malloc_setup.h"
-#include "mountpoint.h"
-#include "state.h"
-#include "alloc.h"
-#include "alloc_thread.h"
-#include "task_watch.h"
+#include "fs/mountpoint.h"
+#include "state/state.h"
+#include "alloc/alloc.h"
+#include "alloc/alloc_thread.h"
+#include "core/task_watch.h"
 
 #define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
 

@@ -1,5 +1,5 @@
 /* The list of controllers main offers to hierarchies. */
-#include "ctl.h"
+#include "ctl/ctl.h"
 
 const struct cgroup_subsys *const cgfused_controllers[] = {
 	&cpuset_cgrp_subsys,

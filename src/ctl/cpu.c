@@ -1,11 +1,11 @@
 /* cpu: CFS group weight (cpu.shares) and bandwidth (cpu.cfs_period_us,
  * cpu.cfs_quota_us), with the kernel's parsing, clamping and checks
- * (kernel/sched/core.c). The allocator (src/alloc.c) makes the shares
+ * (kernel/sched/core.c). The allocator (src/alloc/alloc.c) makes the shares
  * real. Bandwidth is stored and validated; nothing is throttled, so
  * cpu.stat's counters are truly zero. */
 #include <errno.h>
 
-#include "ctl.h"
+#include "ctl/ctl.h"
 
 #define NSEC_PER_USEC 1000ULL
 #define MIN_SHARES 2ULL

@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "../task.h"
-#include "ctl.h"
+#include "core/task.h"
+#include "ctl/ctl.h"
 
 #define NSEC_PER_SEC 1000000000ULL
 

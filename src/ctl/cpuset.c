@@ -7,9 +7,9 @@
 
 #include <string.h>
 
-#include "../cpumask.h"
-#include "../kparse.h"
-#include "ctl.h"
+#include "lib/cpumask.h"
+#include "lib/kparse.h"
+#include "ctl/ctl.h"
 
 enum cpuset_filetype {
 	FILE_CPULIST,

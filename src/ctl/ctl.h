@@ -3,7 +3,7 @@
 #ifndef CGFUSED_CTL_H
 #define CGFUSED_CTL_H
 
-#include "../cgroup.h"
+#include "core/cgroup.h"
 
 extern const struct cgroup_subsys cpu_cgrp_subsys;
 extern const struct cgroup_subsys cpuacct_cgrp_subsys;

@@ -1,4 +1,4 @@
-/* What reading CPU figures costs: each reader of src/task_cputime.c and the
+/* What reading CPU figures costs: each reader of src/kernel/task_cputime.c and the
  * taskstats query (as root), timed call by call; prints the median, 90th and
  * 99th percentile in microseconds. Usage: cputime-bench [READS] (10000). The
  * threads read are this program's own (running) and a child's (sleeping). */
@@ -11,8 +11,8 @@
 
 #include <glib.h>
 
-#include "task_cputime.h"
-#include "taskstats.h"
+#include "kernel/task_cputime.h"
+#include "kernel/taskstats.h"
 
 struct target {
 	pid_t tgid, tid;

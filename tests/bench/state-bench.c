@@ -15,9 +15,9 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "cgroup.h"
+#include "core/cgroup.h"
 #include "fake-kfacade.h"
-#include "state.h"
+#include "state/state.h"
 #include "test-env.h"
 
 #define RUNS 5

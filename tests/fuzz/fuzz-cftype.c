@@ -19,10 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
-#include "cpumask.h"
+#include "core/cgroup.h"
+#include "lib/cpumask.h"
 #include "fake-kfacade.h"
-#include "kparse.h"
+#include "lib/kparse.h"
 #include "test-env.h"
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)

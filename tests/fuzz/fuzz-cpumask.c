@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpumask.h"
+#include "lib/cpumask.h"
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kparse.h"
+#include "lib/kparse.h"
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cgroup.h"
+#include "core/cgroup.h"
 #include "test-env.h"
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)

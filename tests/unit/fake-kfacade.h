@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-#include "kfacade.h"
+#include "kernel/kfacade.h"
 
 #define FAKE_KF_ONLINE_CPUS "0-3"
 #define FAKE_KF_ONLINE_MEMS "0"

@@ -7,9 +7,9 @@
 
 #include <glib.h>
 
-#include "alloc.h"
-#include "alloc_nice.h"
-#include "cgroup.h"
+#include "alloc/alloc.h"
+#include "alloc/alloc_nice.h"
+#include "core/cgroup.h"
 #include "fake-kfacade.h"
 #include "test-env.h"
 

@@ -7,11 +7,11 @@
 
 #include <glib.h>
 
-#include "cgroup.h"
-#include "css_set.h"
+#include "core/cgroup.h"
+#include "core/css_set.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
-#include "task.h"
+#include "core/task.h"
 #include "test-env.h"
 
 /* The made-up system of most tests (see populate()). */

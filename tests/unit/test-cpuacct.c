@@ -7,7 +7,7 @@
 
 #include <glib.h>
 
-#include "cgroup.h"
+#include "core/cgroup.h"
 #include "fake-kfacade.h"
 #include "test-env.h"
 

@@ -1,4 +1,4 @@
-/* Unit tests of src/task_cputime.c: the /proc parsers fed with text as this
+/* Unit tests of src/kernel/task_cputime.c: the /proc parsers fed with text as this
  * machine (Linux 6.18) and kernels with CONFIG_SCHEDSTATS write it, and the
  * readers on live threads of this test. */
 #include <errno.h>
@@ -13,7 +13,7 @@
 
 #include <glib.h>
 
-#include "task_cputime.h"
+#include "kernel/task_cputime.h"
 
 /* ---- one thread's files ------------------------------------------------ */
 

@@ -4,7 +4,7 @@
 
 #include <glib.h>
 
-#include "cgroup.h"
+#include "core/cgroup.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "test-env.h"

@@ -11,7 +11,7 @@
 
 #include <glib.h>
 
-#include "iattr.h"
+#include "core/iattr.h"
 
 struct fake_kf;
 struct cg_core;

@@ -11,8 +11,8 @@
 
 #include <glib.h>
 
-#include "cpumask.h"
-#include "kparse.h"
+#include "lib/cpumask.h"
+#include "lib/kparse.h"
 #include "test-env.h"
 
 /* A case that does not give what the kernel gives fails the test with

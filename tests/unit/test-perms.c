@@ -8,9 +8,9 @@
 
 #include <glib.h>
 
-#include "cgroup.h"
+#include "core/cgroup.h"
 #include "fake-kfacade.h"
-#include "iattr.h"
+#include "core/iattr.h"
 #include "test-env.h"
 
 #define USER 1234

@@ -10,12 +10,12 @@
 #include <glib.h>
 #include <glib/gstdio.h>
 
-#include "cgroup.h"
+#include "core/cgroup.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
-#include "state.h"
-#include "state_log.h"
-#include "state_replay.h"
+#include "state/state.h"
+#include "state/state_log.h"
+#include "state/state_replay.h"
 #include "test-env.h"
 
 #define BOOT "boot-1"

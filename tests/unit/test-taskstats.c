@@ -1,4 +1,4 @@
-/* Unit tests of src/taskstats.c: the message parser fed with messages built
+/* Unit tests of src/kernel/taskstats.c: the message parser fed with messages built
  * here in the kernel's layout, and (as root) the listener and the query on
  * processes this test starts. */
 #include <errno.h>
@@ -19,8 +19,8 @@
 
 #include <glib.h>
 
-#include "task_cputime.h"
-#include "taskstats.h"
+#include "kernel/task_cputime.h"
+#include "kernel/taskstats.h"
 
 /* The fields read, at their offsets in Linux 6.1's struct taskstats
  * (version 13, 416 bytes); later versions only append. Written out rather

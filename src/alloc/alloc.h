@@ -1,0 +1,54 @@
+/* The allocator: makes the hierarchy's settings real. It computes every
+ * managed thread's group-fair CFS weight (alloc_weight.c), turns weights
+ * into nice values (alloc_nice.c), and applies them and the cpusets'
+ * effective CPUs to the threads through the kernel facade, only where they
+ * changed. A thread is managed while it is in a non-root cgroup; when it
+ * leaves (moved to the root, or the daemon stops) its original nice and
+ * affinity come back.
+ *
+ * Passes run on the allocator's thread (alloc_thread.c): after a change
+ * (alloc_kick) and every ALLOC_PERIOD_MS, when threads are also sampled for
+ * accounting and runnability. */
+#ifndef CGFUSED_ALLOC_H
+#define CGFUSED_ALLOC_H
+
+#include "core/task.h"
+
+#define ALLOC_PERIOD_MS 100
+
+struct alloc_stats {
+	unsigned managed;		/* threads in non-root groups */
+	uint64_t passes, placings, samples;	/* placings: passes that weighed */
+	uint64_t nice_calls, affinity_calls, autogroup_calls, failed_calls;
+	uint64_t last_pass_ns, max_pass_ns;
+	double last_error;		/* worst relative error of a group's weight */
+};
+
+struct allocator;
+
+/* Takes the core's controllers with weight/cpus methods. Sets core->alloc. */
+struct allocator *alloc_new(struct cg_core *core);
+/* Gives every managed thread its original nice and affinity back. Called
+ * with the thread stopped. */
+void alloc_free(struct allocator *a);
+
+/* One pass; sample also reads every managed thread's CPU use. Takes the
+ * core's lock. */
+void alloc_pass(struct allocator *a, bool sample);
+
+/* Something changed: a pass should run soon. NULL-safe, any context. */
+void alloc_kick(struct allocator *a);
+/* The descriptor that becomes readable after a kick (for the thread). */
+int alloc_kick_fd(struct allocator *a);
+/* Clears the kick before a pass. */
+void alloc_kick_clear(struct allocator *a);
+
+/* A thread leaves management while alive: its original nice and affinity
+ * come back now. Called locked; NULL-safe. */
+void alloc_task_restore(struct allocator *a, struct task *t);
+
+/* What cgfused.stat shows. Called locked. */
+void alloc_stat_show(struct allocator *a, GString *out);
+const struct alloc_stats *alloc_stats(struct allocator *a);
+
+#endif

@@ -1,0 +1,77 @@
+/* The allocator's thread. */
+#include "alloc/alloc_thread.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+struct alloc_thread {
+	struct allocator *alloc;
+	int stop_fd;
+	GThread *thread;
+};
+
+static gpointer alloc_loop(gpointer data)
+{
+	struct alloc_thread *th = data;
+	struct pollfd pfd[2] = {
+		{ .fd = alloc_kick_fd(th->alloc), .events = POLLIN },
+		{ .fd = th->stop_fd, .events = POLLIN },
+	};
+	gint64 next_sample = g_get_monotonic_time(), last_pass = 0;
+
+	for (;;) {
+		gint64 now = g_get_monotonic_time();
+		int timeout = (int)MAX(0, (next_sample - now) / 1000);
+
+		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
+			break;
+		if (pfd[1].revents)
+			break;
+		now = g_get_monotonic_time();
+		if (now >= next_sample) {
+			alloc_kick_clear(th->alloc);
+			alloc_pass(th->alloc, true);
+			next_sample = now + ALLOC_PERIOD_MS * 1000;
+			last_pass = now;
+		} else if (pfd[0].revents) {
+			gint64 wait = last_pass + ALLOC_KICK_GAP_MS * 1000 - now;
+
+			if (wait > 0)
+				g_usleep((gulong)wait);
+			alloc_kick_clear(th->alloc);
+			alloc_pass(th->alloc, false);
+			last_pass = g_get_monotonic_time();
+		}
+	}
+	return NULL;
+}
+
+struct alloc_thread *alloc_thread_start(struct allocator *a)
+{
+	struct alloc_thread *th = g_new0(struct alloc_thread, 1);
+
+	th->alloc = a;
+	th->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (th->stop_fd < 0) {
+		g_free(th);
+		return NULL;
+	}
+	th->thread = g_thread_new("allocator", alloc_loop, th);
+	return th;
+}
+
+void alloc_thread_stop(struct alloc_thread *th)
+{
+	uint64_t one = 1;
+
+	if (!th)
+		return;
+	if (write(th->stop_fd, &one, sizeof(one)) != sizeof(one))
+		g_warning("allocator thread: cannot stop it: %s", g_strerror(errno));
+	g_thread_join(th->thread);
+	close(th->stop_fd);
+	g_free(th);
+}

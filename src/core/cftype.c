@@ -1,0 +1,149 @@
+/* Reading and writing control files: the kernel's cgroup_seqfile_show() and
+ * cgroup_file_write() over the cftype tables. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "alloc/alloc.h"
+#include "core/cgroup.h"
+#include "lib/kparse.h"
+#include "core/task.h"
+
+static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
+{
+	return f->ssid < 0 ? &cgrp->self : cgrp->subsys[f->ssid];
+}
+
+/* The file, if cgrp_id is a live cgroup that has it; -ENODEV once gone. */
+static int resolve(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		   struct cgroup **cgrp, const struct cg_file **f)
+{
+	*cgrp = cgroup_by_id(core, cgrp_id);
+	if (!*cgrp)
+		return -ENODEV;
+	if (file >= (*cgrp)->root->files->len)
+		return -ENOENT;
+	*f = g_ptr_array_index((*cgrp)->root->files, file);
+	return cgroup_has_file(*cgrp, *f) ? 0 : -ENOENT;
+}
+
+/* may_open(): the access the flags ask for; O_TRUNC needs write access and
+ * dates the file (do_truncate() with ATTR_MTIME | ATTR_CTIME), although
+ * nothing is truncated. */
+int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flags,
+		 const struct cg_cred *cred)
+{
+	static const struct cg_setattr trunc = { .valid = CG_ATTR_MTIME | CG_ATTR_FILE };
+	struct cgroup *cgrp;
+	const struct cg_file *f;
+	struct cg_iattr attr;
+	int mask = (flags & O_ACCMODE) == O_RDONLY ? MAY_READ :
+		   (flags & O_ACCMODE) == O_WRONLY ? MAY_WRITE : MAY_READ | MAY_WRITE;
+	int ret;
+
+	if (flags & O_TRUNC)
+		mask |= MAY_WRITE;
+	g_mutex_lock(&core->lock);
+	ret = resolve(core, cgrp_id, file, &cgrp, &f);
+	if (ret == 0) {
+		cgroup_iattr(cgrp, file, &attr);
+		ret = iattr_permission(&attr, cred, mask);
+	}
+	if (ret == 0 && (flags & O_TRUNC))
+		iattr_setattr(cgroup_iattr_mut(cgrp, file), &trunc, cred);
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out)
+{
+	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
+	struct css *css = file_css(cgrp, f);
+
+	if (f->cft->read_u64)
+		g_string_append_printf(out, "%" PRIu64 "\n", f->cft->read_u64(css, f->cft));
+	else if (f->cft->read_s64)
+		g_string_append_printf(out, "%" PRId64 "\n", f->cft->read_s64(css, f->cft));
+	else if (f->cft->seq_show)
+		return f->cft->seq_show(css, f->cft, out);
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out)
+{
+	struct cgroup *cgrp;
+	const struct cg_file *f;
+	int ret;
+
+	g_mutex_lock(&core->lock);
+	task_catch_up(core);
+	ret = resolve(core, cgrp_id, file, &cgrp, &f);
+	if (ret == 0)
+		ret = cgroup_file_show(cgrp, file, out);
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		      const char *buf, size_t len, const struct cg_cred *cred)
+{
+	struct cg_root *root;
+	struct cgroup *cgrp;
+	const struct cg_file *f;
+	char *copy;
+	int ret;
+
+	if (len == 0)
+		return 0;
+	g_mutex_lock(&core->lock);
+	/* kernfs checks the length (atomic_write_len) first: even a removed
+	 * group's file answers E2BIG, not ENODEV. */
+	root = cgroup_id_root(core, cgrp_id);
+	if (root && file < root->files->len &&
+	    len > ((const struct cg_file *)g_ptr_array_index(root->files, file))->max_write_len) {
+		g_mutex_unlock(&core->lock);
+		return -E2BIG;
+	}
+	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
+	copy = g_strndup(buf, len);
+	task_catch_up(core);	/* handlers may ask whether a group is populated */
+	ret = resolve(core, cgrp_id, file, &cgrp, &f);
+	if (ret == 0) {
+		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, cred };
+		const struct cftype *cft = f->cft;
+
+		if (cft->write) {
+			ret = cft->write(&ctx, copy, len);
+		} else if (cft->write_u64) {
+			unsigned long long v;
+
+			ret = kstrtoull(copy, 0, &v);
+			if (ret == 0)
+				ret = cft->write_u64(ctx.css, cft, v);
+		} else if (cft->write_s64) {
+			long long v;
+
+			ret = kstrtoll(copy, 0, &v);
+			if (ret == 0)
+				ret = cft->write_s64(ctx.css, cft, v);
+		} else {
+			ret = -EINVAL;	/* root may open a 0444 file for writing */
+		}
+	}
+	if (ret == 0) {
+		if (core->observer && !(f->cft->flags & CFTYPE_NO_STATE)) {
+			/* As written: the handler may have cut copy up. */
+			char *text = g_strndup(buf, len);
+
+			cg_notify(core, write, cgrp, file, text);
+			g_free(text);
+		}
+		alloc_kick(core->alloc);	/* shares, cpus: applied soon */
+	}
+	g_mutex_unlock(&core->lock);
+	g_free(copy);
+	return ret < 0 ? ret : (ssize_t)len;
+}

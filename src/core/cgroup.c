@@ -1,0 +1,505 @@
+/* Hierarchies and cgroups: creation, mkdir, rmdir, rename, lookups. */
+#include "core/cgroup.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "core/cgroup_files.h"
+#include "core/css_set.h"
+#include "v1/release_agent.h"
+#include "core/task.h"
+
+void css_get(struct css *css)
+{
+	css->refcnt++;
+}
+
+void css_put(struct css *css)
+{
+	g_assert(css->refcnt > 0);
+	if (--css->refcnt)
+		return;
+	if (css->ss) {
+		css->ss->css_free(css);
+		return;
+	}
+	/* The cgroup's own css goes last: the cgroup goes with it. */
+	struct cgroup *cgrp = css->cgroup;
+
+	g_hash_table_unref(cgrp->children);
+	if (cgrp->file_iattrs)
+		g_array_unref(cgrp->file_iattrs);
+	g_free(cgrp->name);
+	g_free(cgrp);
+}
+
+/* Makes a cgroup with its css, not yet visible in the tree: its directory
+ * with mode, it and its files owned by cred. */
+static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent, const char *name,
+				    mode_t mode, const struct cg_cred *cred)
+{
+	struct cg_core *core = root->core;
+	struct cgroup *cgrp = g_new0(struct cgroup, 1);
+
+	cgrp->id = (core->next_seq++ << CG_ID_ROOT_BITS) | root->index;
+	cgrp->name = g_strdup(name);
+	cgrp->parent = parent;
+	cgrp->root = root;
+	cgrp->children = g_hash_table_new(g_str_hash, g_str_equal);
+	g_queue_init(&cgrp->csets);
+	cgrp->ctime_ns = iattr_now_ns();
+	cgrp->creator_uid = cred->uid;
+	cgrp->creator_gid = cred->gid;
+	cgrp->attr = (struct cg_iattr){
+		.uid = cred->uid,
+		.gid = cred->gid,
+		.mode = S_IFDIR | (mode & 01777),
+		.iattrs = cred->uid != 0 || cred->gid != 0,
+		.atime_ns = cgrp->ctime_ns,
+		.mtime_ns = cgrp->ctime_ns,
+		.ctime_ns = cgrp->ctime_ns,
+	};
+	if (parent)
+		cgrp->flags = parent->flags & (CGRP_NOTIFY_ON_RELEASE | CGRP_CPUSET_CLONE_CHILDREN);
+	cgrp->self.cgroup = cgrp;
+	cgrp->self.ssid = -1;
+	cgrp->self.parent = parent ? &parent->self : NULL;
+	cgrp->self.refcnt = 1;
+	if (parent)
+		css_get(&parent->self);
+
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+		struct css *pcss = parent ? parent->subsys[i] : NULL;
+		struct css *css;
+
+		if (!(root->subsys_mask & (1u << i)))
+			continue;
+		css = ss->css_alloc(pcss);
+		css->cgroup = cgrp;
+		css->ss = ss;
+		css->ssid = (int)i;
+		css->parent = pcss;
+		css->refcnt = 1;
+		if (pcss)
+			css_get(pcss);
+		cgrp->subsys[i] = css;
+		if (ss->css_online)
+			ss->css_online(css);
+	}
+	g_hash_table_insert(core->cgroups, &cgrp->id, cgrp);
+	root->nr_cgroups++;
+	return cgrp;
+}
+
+/* Drops a cgroup that has no tasks and no children. */
+static void cgroup_destroy(struct cgroup *cgrp)
+{
+	struct cg_core *core = cgrp->root->core;
+	struct cgroup *parent = cgrp->parent;
+
+	g_hash_table_remove(core->cgroups, &cgrp->id);
+	if (parent)
+		g_hash_table_remove(parent->children, cgrp->name);
+	cgrp->root->nr_cgroups--;
+	for (unsigned i = 0; i < CG_MAX_SUBSYS; i++) {
+		struct css *css = cgrp->subsys[i];
+
+		if (!css)
+			continue;
+		cgrp->subsys[i] = NULL;
+		if (css->parent)
+			css_put(css->parent);
+		css_put(css);
+	}
+	if (parent)
+		css_put(&parent->self);
+	css_put(&cgrp->self);
+}
+
+struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned nr,
+			    struct kfacade *kf)
+{
+	struct cg_core *core = g_new0(struct cg_core, 1);
+
+	g_assert(nr <= CG_MAX_SUBSYS);
+	g_mutex_init(&core->lock);
+	for (unsigned i = 0; i < nr; i++)
+		core->subsys[i] = subsys[i];
+	core->nr_subsys = nr;
+	core->roots = g_ptr_array_new();
+	core->cgroups = g_hash_table_new(g_int64_hash, g_int64_equal);
+	core->css_sets = css_set_table_new();
+	core->tasks = g_hash_table_new(NULL, NULL);
+	core->kf = kf;
+	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
+	return core;
+}
+
+static void add_file(struct cg_root *root, const struct cftype *cft,
+		     const struct cgroup_subsys *ss, int ssid)
+{
+	struct cg_file *f = g_new0(struct cg_file, 1);
+
+	f->cft = cft;
+	f->ss = ss;
+	f->ssid = ssid;
+	f->max_write_len = cft->max_write_len ? cft->max_write_len(root->core->kf)
+					      : CFTYPE_WRITE_MAX;
+	if (ss && !(cft->flags & CFTYPE_NO_PREFIX))
+		f->name = g_strdup_printf("%s.%s", ss->name, cft->name);
+	else
+		f->name = g_strdup(cft->name);
+	g_ptr_array_add(root->files, f);
+}
+
+/* init_css_set holds every hierarchy's root css: made anew when a hierarchy
+ * is added, before any task is tracked. Called locked, before root joins
+ * core->roots, so that the old one is released from the roots it knows. */
+static void add_root(struct cg_core *core, struct cg_root *root)
+{
+	struct css *subsys[CG_MAX_SUBSYS] = { 0 };
+
+	g_assert(g_hash_table_size(core->tasks) == 0);
+	if (core->init_css_set) {
+		memcpy(subsys, core->init_css_set->subsys, sizeof(subsys));
+		put_css_set(core, core->init_css_set);	/* the core's own, last ref */
+	}
+	for (unsigned i = 0; i < core->nr_subsys; i++)
+		if (root->subsys_mask & (1u << i))
+			subsys[i] = root->top->subsys[i];
+	g_ptr_array_add(core->roots, root);
+	core->init_css_set = find_css_set(core, subsys);
+}
+
+struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clone_children)
+{
+	struct cg_root *root = g_new0(struct cg_root, 1);
+	GString *name = g_string_new(NULL);
+
+	g_assert(subsys_mask != 0);
+	root->core = core;
+	root->index = core->roots->len;
+	root->subsys_mask = subsys_mask;
+	root->files = g_ptr_array_new();
+	root->release_agent = g_strdup("");
+	cgroup_files_add_core(root, add_file);
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		if (!(subsys_mask & (1u << i)))
+			continue;
+		g_string_append_printf(name, "%s%s", name->len ? "," : "", core->subsys[i]->name);
+		for (const struct cftype *cft = core->subsys[i]->files; cft && cft->name; cft++)
+			add_file(root, cft, core->subsys[i], (int)i);
+	}
+	root->name = g_string_free(name, FALSE);
+	g_mutex_lock(&core->lock);
+	root->top = cgroup_create(root, NULL, "", 0555, &(struct cg_cred){ 0 });
+	if (clone_children)
+		root->top->flags |= CGRP_CPUSET_CLONE_CHILDREN;
+	add_root(core, root);
+	g_mutex_unlock(&core->lock);
+	return root;
+}
+
+static void cgroup_destroy_tree(struct cgroup *cgrp)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	while (g_hash_table_size(cgrp->children)) {
+		g_hash_table_iter_init(&iter, cgrp->children);
+		g_hash_table_iter_next(&iter, NULL, (gpointer *)&child);
+		cgroup_destroy_tree(child);
+	}
+	cgroup_destroy(cgrp);
+}
+
+void cg_core_free(struct cg_core *core)
+{
+	/* Nothing may run an agent while the daemon goes away. */
+	for (unsigned r = 0; r < core->roots->len; r++) {
+		struct cg_root *root = g_ptr_array_index(core->roots, r);
+
+		g_free(root->release_agent);
+		root->release_agent = NULL;
+	}
+	task_table_free(core);
+	put_css_set(core, core->init_css_set);
+	for (unsigned r = 0; r < core->roots->len; r++) {
+		struct cg_root *root = g_ptr_array_index(core->roots, r);
+
+		cgroup_destroy_tree(root->top);
+		for (unsigned i = 0; i < root->files->len; i++) {
+			struct cg_file *f = g_ptr_array_index(root->files, i);
+
+			g_free(f->name);
+			g_free(f);
+		}
+		g_ptr_array_unref(root->files);
+		g_free(root->name);
+		g_free(root);
+	}
+	g_ptr_array_unref(core->roots);
+	g_hash_table_unref(core->cgroups);
+	g_hash_table_unref(core->css_sets);
+	g_hash_table_unref(core->tasks);
+	g_mutex_clear(&core->lock);
+	g_free(core);
+}
+
+size_t cg_core_max_write_len(struct cg_core *core)
+{
+	size_t longest = 0;
+
+	g_mutex_lock(&core->lock);
+	for (guint i = 0; i < core->roots->len; i++) {
+		struct cg_root *root = g_ptr_array_index(core->roots, i);
+
+		for (guint f = 0; f < root->files->len; f++)
+			longest = MAX(longest, ((struct cg_file *)
+						g_ptr_array_index(root->files, f))->max_write_len);
+	}
+	g_mutex_unlock(&core->lock);
+	return longest;
+}
+
+struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id)
+{
+	unsigned index = id & ((1u << CG_ID_ROOT_BITS) - 1);
+
+	if (id == 0 || (id >> CG_ID_ROOT_BITS) >= core->next_seq || index >= core->roots->len)
+		return NULL;
+	return g_ptr_array_index(core->roots, index);
+}
+
+struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id)
+{
+	return g_hash_table_lookup(core->cgroups, &id);
+}
+
+struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name)
+{
+	return g_hash_table_lookup(cgrp->children, name);
+}
+
+bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f)
+{
+	if ((f->cft->flags & CFTYPE_ONLY_ON_ROOT) && cgrp->parent)
+		return false;
+	if ((f->cft->flags & CFTYPE_NOT_ON_ROOT) && !cgrp->parent)
+		return false;
+	return true;
+}
+
+const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,
+					  unsigned *index)
+{
+	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
+		const struct cg_file *f = g_ptr_array_index(cgrp->root->files, i);
+
+		if (strcmp(f->name, name) == 0 && cgroup_has_file(cgrp, f)) {
+			if (index)
+				*index = i;
+			return f;
+		}
+	}
+	return NULL;
+}
+
+int css_for_each_descendant_pre(struct css *css, int (*fn)(struct css *, void *), void *data)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+	int ret = fn(css, data);
+
+	if (ret)
+		return ret;
+	cgroup_for_each_child(child, &iter, css->cgroup)
+		if ((ret = css_for_each_descendant_pre(css_in(css, child), fn, data)))
+			return ret;
+	return 0;
+}
+
+bool cgroup_is_populated(const struct cgroup *cgrp)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	if (!g_queue_is_empty((GQueue *)&cgrp->csets))
+		return true;
+	cgroup_for_each_child(child, &iter, cgrp)
+		if (cgroup_is_populated(child))
+			return true;
+	return false;
+}
+
+char *cgroup_path(const struct cgroup *cgrp)
+{
+	GPtrArray *names = g_ptr_array_new();
+	GString *path = g_string_new(NULL);
+
+	for (; cgrp->parent; cgrp = cgrp->parent)
+		g_ptr_array_add(names, cgrp->name);
+	for (guint i = names->len; i > 0; i--)
+		g_string_append_printf(path, "/%s", (char *)g_ptr_array_index(names, i - 1));
+	if (!path->len)
+		g_string_append_c(path, '/');
+	g_ptr_array_unref(names);
+	return g_string_free(path, FALSE);
+}
+
+/* The kernel's rules for a new name in parent, in its order: the VFS
+ * looks the name up (search permission), finds it taken or checks that the
+ * parent may be written, then cgroup_mkdir refuses a newline. */
+static int check_new_name(struct cgroup *parent, const char *name, const struct cg_cred *cred)
+{
+	if (strlen(name) > CG_NAME_MAX)
+		return -ENAMETOOLONG;
+	if (iattr_permission(&parent->attr, cred, MAY_EXEC))
+		return -EACCES;
+	if (cgroup_child(parent, name) || cgroup_file_by_name(parent, name, NULL))
+		return -EEXIST;
+	if (iattr_permission(&parent->attr, cred, MAY_WRITE | MAY_EXEC))
+		return -EACCES;
+	if (strchr(name, '\n'))
+		return -EINVAL;
+	return 0;
+}
+
+/* kernfs dates a directory's change only once it has kernfs_iattrs. */
+static void dir_changed(struct cgroup *dir)
+{
+	if (dir->attr.iattrs)
+		dir->attr.mtime_ns = dir->attr.ctime_ns = iattr_now_ns();
+}
+
+static int do_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+		    const struct cg_cred *cred, bool check, uint64_t *new_id)
+{
+	static const struct cg_cred root = { 0 };
+	struct cgroup *parent, *cgrp;
+	int ret;
+
+	g_mutex_lock(&core->lock);
+	parent = cgroup_by_id(core, parent_id);
+	ret = parent ? check_new_name(parent, name, check ? cred : &root) : -ENOENT;
+	if (ret == 0) {
+		cgrp = cgroup_create(parent->root, parent, name, mode, cred);
+		g_hash_table_insert(parent->children, cgrp->name, cgrp);
+		dir_changed(parent);
+		*new_id = cgrp->id;
+		cg_notify(core, mkdir, cgrp);
+	}
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+	     const struct cg_cred *cred, uint64_t *new_id)
+{
+	return do_mkdir(core, parent_id, name, mode, cred, true, new_id);
+}
+
+int cg_mkdir_restore(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+		     const struct cg_cred *cred, uint64_t *new_id)
+{
+	return do_mkdir(core, parent_id, name, mode, cred, false, new_id);
+}
+
+/* The VFS's part of removing or renaming parent/name: the lookup (search
+ * permission, ENOENT) and may_delete(). *cgrp is the group of that name,
+ * NULL for a control file. */
+static int may_delete_child(struct cgroup *parent, const char *name, const struct cg_cred *cred,
+			    struct cgroup **cgrp)
+{
+	struct cg_iattr victim;
+	unsigned file;
+
+	if (!parent || iattr_permission(&parent->attr, cred, MAY_EXEC))
+		return parent ? -EACCES : -ENOENT;
+	if ((*cgrp = cgroup_child(parent, name)))
+		victim = (*cgrp)->attr;
+	else if (cgroup_file_by_name(parent, name, &file))
+		cgroup_iattr(parent, file, &victim);
+	else
+		return -ENOENT;
+	return iattr_may_delete(&parent->attr, &victim, cred);
+}
+
+int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
+	     const struct cg_cred *cred)
+{
+	struct cgroup *parent, *cgrp = NULL;
+	int ret;
+
+	g_mutex_lock(&core->lock);
+	task_catch_up(core);
+	parent = cgroup_by_id(core, parent_id);
+	ret = may_delete_child(parent, name, cred, &cgrp);
+	if (ret == 0 && !cgrp)
+		ret = -ENOTDIR;
+	if (ret == 0 && !g_hash_table_size(cgrp->children) && !g_queue_is_empty(&cgrp->csets))
+		task_drop_gone(core, cgrp);
+	if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
+		ret = -EBUSY;
+	else if (ret == 0) {
+		cgroup_destroy(cgrp);
+		cg_notify(core, rmdir, parent, name);
+		dir_changed(parent);
+		check_for_release(parent);
+	}
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+/* cgroup1_rename() and kernfs once the VFS agreed: only within the
+ * parent, never onto an existing name. */
+static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const char *new_name,
+			 const struct cg_cred *cred)
+{
+	struct cgroup *parent = cgrp->parent;
+	int ret;
+
+	if (strlen(new_name) > CG_NAME_MAX)
+		return -ENAMETOOLONG;	/* getname(), before anything */
+	if (strchr(new_name, '\n'))
+		return -EINVAL;
+	if (new_parent != parent)
+		return -EIO;
+	if (strcmp(cgrp->name, new_name) == 0)
+		return 0;
+	if (cgroup_file_by_name(parent, new_name, NULL))
+		return -ENOTDIR;
+	ret = check_new_name(parent, new_name, cred);
+	if (ret == 0) {
+		char *old_name = cgrp->name;
+
+		g_hash_table_remove(parent->children, cgrp->name);
+		cgrp->name = g_strdup(new_name);
+		g_hash_table_insert(parent->children, cgrp->name, cgrp);
+		cg_notify(parent->root->core, rename, cgrp, old_name);
+		g_free(old_name);
+	}
+	return ret;
+}
+
+int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
+	      uint64_t new_parent_id, const char *new_name, const struct cg_cred *cred)
+{
+	struct cgroup *parent, *new_parent, *cgrp = NULL;
+	int ret;
+
+	g_mutex_lock(&core->lock);
+	parent = cgroup_by_id(core, parent_id);
+	new_parent = cgroup_by_id(core, new_parent_id);
+	ret = may_delete_child(parent, name, cred, &cgrp);
+	if (ret == 0 && !new_parent)
+		ret = -ENOENT;
+	/* may_create() in the new parent */
+	if (ret == 0 && iattr_permission(&new_parent->attr, cred, MAY_WRITE | MAY_EXEC))
+		ret = -EACCES;
+	if (ret == 0)
+		ret = cgrp ? cgroup_rename(cgrp, new_parent, new_name, cred) : -ENOTDIR;
+	g_mutex_unlock(&core->lock);
+	return ret;
+}

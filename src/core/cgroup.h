@@ -1,0 +1,273 @@
+/* The cgroup core: hierarchies, cgroups, css, css_sets and tasks.
+ *
+ * Names follow the kernel (kernel/cgroup/cgroup.c) because readers know them.
+ * Nothing here knows FUSE or any controller by name: controllers are handed in
+ * as a table (struct cgroup_subsys) and the filesystem layer serves files from
+ * the cftype tables it finds here.
+ *
+ * Locking: one mutex per core (the kernel's cgroup_mutex) serialises every
+ * change and every snapshot. Functions named cg_* take it themselves; those
+ * documented "called locked" expect it held. */
+#ifndef CGFUSED_CGROUP_H
+#define CGFUSED_CGROUP_H
+
+#include <glib.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/cftype.h"
+#include "core/iattr.h"
+#include "kernel/kfacade.h"
+
+#define CG_MAX_SUBSYS 16
+#define CG_NAME_MAX 4095	/* kernfs has no NAME_MAX: getname()'s PATH_MAX */
+#define CG_DIR UINT_MAX		/* as a file index: the cgroup's directory itself */
+
+struct cg_core;
+struct cg_root;
+struct cgroup;
+struct allocator;
+struct css_set;
+struct task;
+
+/* cgroup_subsys_state: one controller's state in one cgroup. Controllers
+ * embed it at the start of their own struct. */
+struct css {
+	struct cgroup *cgroup;
+	const struct cgroup_subsys *ss;	/* NULL for cgroup->self */
+	int ssid;			/* index in core->subsys, -1 for self */
+	struct css *parent;
+	unsigned refcnt;		/* the cgroup's own + one per css_set */
+};
+
+/* A controller, like the kernel's struct cgroup_subsys. */
+struct cgroup_subsys {
+	const char *name;
+	/* Allocates the css of a new cgroup (parent NULL for a root). The cgroup's
+	 * flags (clone_children) are already inherited when this is called. */
+	struct css *(*css_alloc)(struct css *parent);
+	/* Called once css->cgroup and css->parent are set (may be NULL). */
+	void (*css_online)(struct css *css);
+	void (*css_free)(struct css *css);
+	/* May veto moving tasks into css: 0 or -errno (e.g. cpuset's ENOSPC). */
+	int (*can_attach)(struct css *css);
+	const struct cftype *files;	/* terminated by an entry with name NULL */
+	/* For the allocator: the CFS weight (cpu.shares) of the css's group. */
+	uint64_t (*weight)(struct css *css);
+	/* For the allocator: the CPUs the css's tasks may run on. */
+	const struct cpumask *(*cpus)(struct css *css);
+	/* Accounting: a member thread ran for delta, on CPU delta->cpu. */
+	void (*charge)(struct css *css, const struct task_cputime *delta);
+};
+
+/* Bits of cgroup->flags, as in the kernel. */
+enum {
+	CGRP_NOTIFY_ON_RELEASE = 1u << 0,
+	CGRP_CPUSET_CLONE_CHILDREN = 1u << 1,
+};
+
+/* One control file of a hierarchy: a cftype and the controller it belongs to
+ * (NULL for the core's own files), with its full name ("cpu.shares"). Files
+ * are numbered by their position in cg_root->files. */
+struct cg_file {
+	const struct cftype *cft;
+	const struct cgroup_subsys *ss;
+	int ssid;			/* index in core->subsys, -1 for core files */
+	char *name;
+	size_t max_write_len;		/* longer writes are E2BIG */
+};
+
+/* A hierarchy (the kernel's cgroup_root). */
+struct cg_root {
+	struct cg_core *core;
+	unsigned index;			/* position in core->roots */
+	unsigned subsys_mask;		/* bit i: core->subsys[i] is bound here */
+	char *name;			/* "cpu,cpuacct,cpuset" */
+	struct cgroup *top;		/* the root cgroup */
+	GPtrArray *files;		/* struct cg_file *, in directory order */
+	char *release_agent;
+	unsigned nr_cgroups;
+};
+
+struct cgroup {
+	uint64_t id;			/* never reused; see cgroup_id_root() */
+	char *name;			/* "" for a root */
+	struct cgroup *parent;
+	struct cg_root *root;
+	GHashTable *children;		/* name -> struct cgroup * */
+	GQueue csets;			/* struct css_set * whose css here is ours */
+	unsigned flags;
+	int64_t ctime_ns;		/* creation time, CLOCK_REALTIME */
+	struct cg_iattr attr;		/* of its directory */
+	/* Who made it: its files belong to them until chown. */
+	uid_t creator_uid;
+	gid_t creator_gid;
+	GArray *file_iattrs;		/* files whose attributes changed, or NULL */
+	struct css self;		/* the cgroup's own css, for core files */
+	struct css *subsys[CG_MAX_SUBSYS];
+};
+
+/* Who wants to hear of every change that succeeded (the state, src/state/state.c),
+ * called locked before the change is answered. Any callback may be NULL. */
+struct cg_observer {
+	void *data;
+	void (*mkdir)(void *data, struct cgroup *cgrp);
+	/* After the group parent/name is gone: a compaction the record sets
+	 * off must snapshot the tree without it. */
+	void (*rmdir)(void *data, struct cgroup *parent, const char *name);
+	void (*rename)(void *data, struct cgroup *cgrp, const char *old_name);
+	/* A control file was written text (the file's cftype has no
+	 * CFTYPE_NO_STATE). */
+	void (*write)(void *data, struct cgroup *cgrp, unsigned file, const char *text);
+	/* chmod, chown (CG_DIR: the directory itself). */
+	void (*setattr)(void *data, struct cgroup *cgrp, unsigned file);
+	/* Tasks changed group in root (one attach), or in every hierarchy
+	 * when root is NULL (a child joined its parent's groups). */
+	void (*move)(void *data, struct task *const *tasks, unsigned n,
+		     const struct cg_root *root);
+};
+
+/* Calls an observer callback if there is one. */
+#define cg_notify(core, fn, ...)						\
+	do {									\
+		const struct cg_observer *o_ = (core)->observer;		\
+		if (o_ && o_->fn)						\
+			o_->fn(o_->data, __VA_ARGS__);				\
+	} while (0)
+
+/* The daemon's whole model. */
+struct cg_core {
+	GMutex lock;			/* the kernel's cgroup_mutex */
+	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
+	unsigned nr_subsys;
+	GPtrArray *roots;		/* struct cg_root * */
+	GHashTable *cgroups;		/* id -> struct cgroup * */
+	uint64_t next_seq;		/* for cgroup ids */
+	GHashTable *css_sets;		/* struct css_set * (itself the key) */
+	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
+	GHashTable *tasks;		/* tid -> struct task * */
+	uint64_t nr_resyncs;		/* times task reports were lost */
+	struct kfacade *kf;
+	struct allocator *alloc;	/* NULL: settings are not applied */
+	const struct cg_observer *observer;	/* NULL: nobody listens */
+	bool loading;			/* a saved state is being replayed */
+};
+
+/* Creating the model. A hierarchy binds the controllers named in subsys_mask
+ * (bits index the array given to cg_core_new). Hierarchies may be added only
+ * before the first task is attached. */
+struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned nr,
+			    struct kfacade *kf);
+struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clone_children);
+void cg_core_free(struct cg_core *core);
+
+/* The longest write any control file of any hierarchy takes. */
+size_t cg_core_max_write_len(struct cg_core *core);
+
+/* A hierarchy's root belongs to root, mode 0555, as on the kernel; with
+ * this, to a daemon's user who is not root: mode 0755, as that user has no
+ * root's override to make groups in a directory without write permission. */
+void cg_root_set_owner(struct cg_root *root, uid_t uid, gid_t gid);
+
+/* Directory operations: 0 or -errno, with the kernel's errno values, cred
+ * being who asks: the VFS's checks (search and write permission on the
+ * parent, its sticky bit) come first, in the kernel's order. A new group
+ * and its files belong to its maker (cgroup_kn_set_ugid), the directory
+ * with mode & 01777 (the caller applied its umask). */
+int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+	     const struct cg_cred *cred, uint64_t *new_id);
+/* The same without permission checks (to restore a saved state): the
+ * group belongs to cred's uid and gid. */
+int cg_mkdir_restore(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
+		     const struct cg_cred *cred, uint64_t *new_id);
+int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
+	     const struct cg_cred *cred);
+int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
+	      uint64_t new_parent_id, const char *new_name, const struct cg_cred *cred);
+/* cgroupfs cannot unlink: what the VFS answers (ENOENT, EACCES, EPERM for
+ * a sticky parent, EISDIR for a group, else EPERM). */
+int cg_unlink(struct cg_core *core, uint64_t parent_id, const char *name,
+	      const struct cg_cred *cred);
+
+/* Attributes of a cgroup's directory (file CG_DIR) or of one of its files:
+ * 0, or -ENOENT when there is no such cgroup or file. */
+int cg_get_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file, struct cg_iattr *out);
+/* Sets them as given, unchecked (to restore a saved state); the file type
+ * bits of attr->mode are ignored. */
+int cg_set_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		 const struct cg_iattr *attr);
+/* chmod, chown, utimes, truncate: checked as by the kernel, see
+ * iattr_setattr(). */
+int cg_setattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+	       const struct cg_setattr *req, const struct cg_cred *cred);
+/* access(2) and the like: 0 or -EACCES for the MAY_* bits in mask. */
+int cg_permission(struct cg_core *core, uint64_t cgrp_id, unsigned file, int mask,
+		  const struct cg_cred *cred);
+
+/* A cgroup id is a sequence number with its hierarchy's index in the low
+ * bits, so that even a removed cgroup's id tells its hierarchy (an fd kept
+ * open after rmdir can still be described, as on the kernel). */
+#define CG_ID_ROOT_BITS 4
+G_STATIC_ASSERT(CG_MAX_SUBSYS <= (1 << CG_ID_ROOT_BITS));
+
+/* The hierarchy of a cgroup id that was ever given out, or NULL. */
+struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id);
+
+/* Called locked. */
+struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id);
+struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name);
+bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f);
+const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,
+					  unsigned *index);
+bool cgroup_is_populated(const struct cgroup *cgrp);
+/* The attributes of the directory (CG_DIR) or a file it has; the second
+ * gives them to change, making the file's own copy on its first change. */
+void cgroup_iattr(const struct cgroup *cgrp, unsigned file, struct cg_iattr *out);
+struct cg_iattr *cgroup_iattr_mut(struct cgroup *cgrp, unsigned file);
+/* Whether the file's attributes were changed (it has its own copy). */
+bool cgroup_iattr_own(const struct cgroup *cgrp, unsigned file);
+char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
+
+/* Control files: open checks cred's permission for the access flags ask
+ * (O_ACCMODE, O_TRUNC) and does what O_TRUNC does to the times; read
+ * builds the whole content at once (the kernel's seq_file snapshot); write
+ * is one command. All return 0/length or -errno; -ENODEV once the cgroup is
+ * gone. As on the kernel, a write is checked against the credentials the
+ * file was opened with (of->file->f_cred), not again for permission on the
+ * file; cred->pid is the writing thread (what "0" names). */
+int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flags,
+		 const struct cg_cred *cred);
+int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out);
+/* The same, called locked, for a file the cgroup has. */
+int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out);
+ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+		      const char *buf, size_t len, const struct cg_cred *cred);
+
+/* Called locked: a css's reference counting. */
+void css_get(struct css *css);
+void css_put(struct css *css);
+
+/* Iterates a cgroup's live children (called locked). */
+#define cgroup_for_each_child(pos, iter, cgrp)					\
+	for (g_hash_table_iter_init((iter), (cgrp)->children);			\
+	     g_hash_table_iter_next((iter), NULL, (gpointer *)&(pos));)
+
+/* The same controller's css in a child cgroup. */
+static inline struct css *css_in(const struct css *css, const struct cgroup *cgrp)
+{
+	return css->ssid < 0 ? (struct css *)&cgrp->self : cgrp->subsys[css->ssid];
+}
+
+/* Calls fn on css and then on every descendant, parents first; stops at the
+ * first non-zero return and returns it (called locked). */
+int css_for_each_descendant_pre(struct css *css, int (*fn)(struct css *, void *), void *data);
+
+/* The kernel facade of the core this css lives in. */
+static inline struct kfacade *css_kfacade(const struct css *css)
+{
+	return css->cgroup->root->core->kf;
+}
+
+#endif

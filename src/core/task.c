@@ -1,0 +1,301 @@
+/* The table of tracked tasks and their exits. */
+#include "core/task.h"
+
+#include <errno.h>
+
+#include "alloc/alloc.h"
+
+struct task *task_lookup(struct cg_core *core, pid_t tid)
+{
+	return g_hash_table_lookup(core->tasks, GINT_TO_POINTER(tid));
+}
+
+struct css_set *task_css_set(struct cg_core *core, pid_t tid)
+{
+	struct task *t = task_lookup(core, tid);
+
+	return t ? t->cset : core->init_css_set;
+}
+
+int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
+{
+	struct task *t = task_lookup(core, tid);
+	int ret;
+
+	*created = false;
+	if (t) {
+		*out = t;
+		return 0;
+	}
+	t = g_new0(struct task, 1);
+	t->tid = tid;
+	ret = core->kf->ops->task_open(core->kf, tid, &t->ident);
+	if (ret < 0) {
+		g_free(t);
+		return ret;
+	}
+	/* What it ran until now was in the root, which counts the system. */
+	if (core->kf->ops->process_cputime(core->kf, t->ident.tgid, &t->charged_proc_ns) < 0)
+		t->charged_proc_ns = UINT64_MAX;
+	core->kf->ops->task_cputime(core->kf, t->ident.tgid, tid, &t->charged);
+	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
+	t->sched.runnable = true;	/* until a sample says otherwise */
+	get_css_set(core->init_css_set);
+	t->cset = core->init_css_set;
+	g_queue_push_tail(&t->cset->tasks, t);
+	t->cset_node = t->cset->tasks.tail;
+	g_hash_table_insert(core->tasks, GINT_TO_POINTER(tid), t);
+	*out = t;
+	*created = true;
+	return 0;
+}
+
+void task_drop(struct cg_core *core, struct task *t)
+{
+	g_hash_table_remove(core->tasks, GINT_TO_POINTER(t->tid));
+	g_queue_delete_link(&t->cset->tasks, t->cset_node);
+	put_css_set(core, t->cset);
+	core->kf->ops->task_close(core->kf, &t->ident);
+	g_free(t);
+}
+
+void task_drop_gone(struct cg_core *core, struct cgroup *cgrp)
+{
+	GPtrArray *tasks = g_ptr_array_new();
+
+	/* Collected first: a drop may free a css_set and unlink it. */
+	for (GList *l = cgrp->csets.head; l; l = l->next) {
+		struct css_set *cset = l->data;
+
+		for (GList *k = cset->tasks.head; k; k = k->next)
+			g_ptr_array_add(tasks, k->data);
+	}
+	for (guint i = 0; i < tasks->len; i++) {
+		struct task *t = g_ptr_array_index(tasks, i);
+
+		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident)) {
+			task_drop(core, t);
+			alloc_kick(core->alloc);
+		}
+	}
+	g_ptr_array_unref(tasks);
+}
+
+static uint64_t delta(uint64_t now, uint64_t then)
+{
+	return now > then ? now - then : 0;
+}
+
+void task_charge(struct cg_core *core, struct task *t, const struct task_cputime *now)
+{
+	struct task_cputime d;
+
+	if (now->run_ns < t->charged.run_ns)
+		return;		/* taken before the last charge */
+	d = (struct task_cputime){
+		.run_ns = now->run_ns - t->charged.run_ns,
+		.utime = delta(now->utime, t->charged.utime),
+		.stime = delta(now->stime, t->charged.stime),
+		/* Unknown (an exit record): where it ran last. */
+		.cpu = now->cpu >= 0 ? now->cpu : t->charged.cpu,
+	};
+	if (t->cset != core->init_css_set) {
+		for (unsigned i = 0; i < core->nr_subsys; i++) {
+			struct css *css = t->cset->subsys[i];
+
+			if (core->subsys[i]->charge && css && css->parent)
+				core->subsys[i]->charge(css, &d);
+		}
+	}
+	t->charged.run_ns = now->run_ns;
+	t->charged.cpu = d.cpu;
+	t->charged.utime = MAX(now->utime, t->charged.utime);
+	t->charged.stime = MAX(now->stime, t->charged.stime);
+}
+
+bool task_account(struct cg_core *core, struct task *t)
+{
+	struct kfacade *kf = core->kf;
+	struct task_cputime now;
+	uint64_t clock;
+
+	/* One clock read (not two /proc files) when the process did not run:
+	 * the common case of moving a sleeping task. */
+	if (kf->ops->process_cputime(kf, t->ident.tgid, &clock) < 0)
+		clock = UINT64_MAX;
+	else if (clock == t->charged_proc_ns)
+		return true;
+	if (kf->ops->task_cputime(kf, t->ident.tgid, t->tid, &now) < 0)
+		return false;
+	task_charge(core, t, &now);
+	t->charged_proc_ns = clock;
+	return true;
+}
+
+static int account_cgroup(struct css *css, void *data)
+{
+	struct cg_core *core = data;
+
+	for (GList *l = css->cgroup->csets.head; l; l = l->next) {
+		struct css_set *cset = l->data;
+
+		for (GList *m = cset->tasks.head; m; m = m->next)
+			task_account(core, m->data);
+	}
+	return 0;
+}
+
+void task_account_subtree(struct cgroup *cgrp)
+{
+	struct cg_core *core = cgrp->root->core;
+
+	task_catch_up(core);
+	css_for_each_descendant_pre(&cgrp->self, account_cgroup, core);
+}
+
+void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset)
+{
+	struct css_set *old = t->cset;
+
+	if (old == cset)
+		return;
+	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
+	get_css_set(cset);
+	g_queue_unlink(&old->tasks, t->cset_node);
+	g_queue_push_tail_link(&cset->tasks, t->cset_node);
+	t->cset = cset;
+	put_css_set(core, old);
+}
+
+/* A child joins its parent's groups. All it ever ran was in them; it was
+ * born with its parent's nice and affinity, and leaves with what the parent
+ * would. born_ns: when it started, if known (it has been a member since). */
+static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uint64_t born_ns)
+{
+	struct task *child;
+	bool created;
+
+	/* Fails if the child is gone already; its exit is ours to ignore. */
+	if (task_get(core, tid, &child, &created) < 0)
+		return;
+	task_set_css_set(core, child, parent->cset);
+	if (born_ns)
+		child->joined_ns = born_ns;
+	child->charged = (struct task_cputime){ 0 };
+	child->charged_proc_ns = UINT64_MAX;
+	child->sched = parent->sched;
+	child->sched.sampled = false;
+	child->sched.runnable = true;
+	cg_notify(core, move, &child, 1, NULL);
+	alloc_kick(core->alloc);
+}
+
+/* A child starts in its parent's groups. The proc connector names the
+ * forking thread for a new process, but for a new thread only the process's
+ * own parent: a thread joins its process leader's groups. */
+static void task_fork(struct cg_core *core, const struct task_event *ev)
+{
+	pid_t from = ev->tid == ev->tgid ? ev->parent : ev->tgid;
+	struct task *parent = task_lookup(core, from);
+
+	if (!parent || parent->cset == core->init_css_set || task_lookup(core, ev->tid))
+		return;
+	task_adopt(core, parent, ev->tid, 0);
+}
+
+struct orphan {
+	pid_t tid;
+	struct task_origin origin;
+};
+
+static int cmp_start(const void *a, const void *b)
+{
+	const struct orphan *x = a, *y = b;
+
+	return (x->origin.start_ns > y->origin.start_ns) - (x->origin.start_ns < y->origin.start_ns);
+}
+
+/* /proc's start times have the granularity of a clock tick. */
+#define START_TIME_SLACK_NS 10000000ULL
+
+/* Oldest first, so that grandchildren find their parents placed. */
+void task_adopt_orphans(struct cg_core *core)
+{
+	GArray *ids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	GArray *orphans = g_array_new(FALSE, FALSE, sizeof(struct orphan));
+
+	core->kf->ops->all_tasks(core->kf, ids, false);
+	for (guint i = 0; i < ids->len; i++) {
+		struct orphan o = { .tid = g_array_index(ids, pid_t, i) };
+
+		if (!task_lookup(core, o.tid) &&
+		    core->kf->ops->task_origin(core->kf, o.tid, &o.origin) == 0)
+			g_array_append_val(orphans, o);
+	}
+	g_array_sort(orphans, cmp_start);
+	for (guint i = 0; i < orphans->len; i++) {
+		struct orphan *o = &g_array_index(orphans, struct orphan, i);
+		pid_t from = o->tid == o->origin.tgid ? o->origin.ppid : o->origin.tgid;
+		struct task *parent = task_lookup(core, from);
+
+		if (parent && parent->cset != core->init_css_set &&
+		    o->origin.start_ns + START_TIME_SLACK_NS >= parent->joined_ns)
+			task_adopt(core, parent, o->tid, o->origin.start_ns);
+	}
+	g_array_unref(orphans);
+	g_array_unref(ids);
+}
+
+/* Reports were lost: ask about every tracked task, then look for children
+ * born in groups. */
+static void task_resync(struct cg_core *core)
+{
+	GList *all = g_hash_table_get_values(core->tasks);
+
+	core->nr_resyncs++;
+	for (GList *l = all; l; l = l->next) {
+		struct task *t = l->data;
+
+		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
+			task_drop(core, t);
+	}
+	g_list_free(all);
+	task_adopt_orphans(core);
+	alloc_kick(core->alloc);
+}
+
+void task_catch_up(struct cg_core *core)
+{
+	struct task_event ev[256];
+	int n;
+
+	do {
+		n = core->kf->ops->task_events(core->kf, ev, G_N_ELEMENTS(ev));
+		if (n < 0) {
+			task_resync(core);
+			n = G_N_ELEMENTS(ev);	/* and read on */
+			continue;
+		}
+		for (int i = 0; i < n; i++) {
+			struct task *t;
+
+			if (ev[i].what == TASK_EVENT_FORK) {
+				task_fork(core, &ev[i]);
+			} else if ((t = task_lookup(core, ev[i].tid))) {
+				if (ev[i].final_valid)
+					task_charge(core, t, &ev[i].final);
+				task_drop(core, t);
+				alloc_kick(core->alloc);
+			}
+		}
+	} while (n == G_N_ELEMENTS(ev));
+}
+
+void task_table_free(struct cg_core *core)
+{
+	GList *all = g_hash_table_get_values(core->tasks);
+
+	for (GList *l = all; l; l = l->next)
+		task_drop(core, l->data);
+	g_list_free(all);
+}

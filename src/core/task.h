@@ -1,0 +1,85 @@
+/* Tasks (threads) the core tracks: those that were ever attached, until they
+ * exit. Every other thread of the system is implicitly in init_css_set and
+ * has no struct task. All functions are called locked. */
+#ifndef CGFUSED_TASK_H
+#define CGFUSED_TASK_H
+
+#include "core/cgroup.h"
+#include "core/css_set.h"
+
+/* What the allocator keeps per thread (src/alloc/alloc.c). */
+struct task_sched {
+	bool seen;			/* orig_* and autogroup were read */
+	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
+	int orig_nice, nice;		/* nice: the value it has now */
+	struct cpumask orig_cpus, cpus;
+	int autogroup;			/* session autogroup id */
+	bool sampled;			/* run_ns/wait_ns/at_ns hold a sample */
+	bool runnable;
+	uint64_t run_ns, wait_ns, at_ns;
+};
+
+struct task {
+	pid_t tid;
+	struct task_ident ident;
+	struct css_set *cset;
+	GList *cset_node;		/* our node in cset->tasks */
+	uint64_t joined_ns;		/* boot time when it joined cset */
+	struct task_cputime charged;	/* its figures up to which it was charged */
+	/* Its process's CPU time when charged was read (UINT64_MAX: unknown):
+	 * while that has not moved, none of its threads ran, and a move need
+	 * not read /proc (task_account). */
+	uint64_t charged_proc_ns;
+	struct task_sched sched;
+};
+
+/* The tracked task with this id, or NULL (it is then in init_css_set). */
+struct task *task_lookup(struct cg_core *core, pid_t tid);
+
+/* The tracked task, or a new one in init_css_set for a live thread.
+ * -ESRCH/-EINVAL from the facade. *created tells which. */
+int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created);
+
+/* Charges what the thread ran since it was last charged (now: its figures
+ * at this moment) to the cgroups of its css_set, through each controller's
+ * charge method; the root's figures come from the whole system, so a thread
+ * in init_css_set is only re-based. Figures older than the last charge
+ * (a sample taken before a move) are ignored. */
+void task_charge(struct cg_core *core, struct task *t, const struct task_cputime *now);
+
+/* Samples the thread and charges it; false if it could not be read. */
+bool task_account(struct cg_core *core, struct task *t);
+
+/* Accounts every thread in the cgroups of a subtree (before its figures
+ * are read). */
+void task_account_subtree(struct cgroup *cgrp);
+
+/* Moves a task into cset (referenced by the caller, who keeps its ref). */
+void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset);
+
+/* Stops tracking a task wherever it is (it has exited, or it was made for
+ * an attach that failed). */
+void task_drop(struct cg_core *core, struct task *t);
+/* Drops the tasks of cgrp's css_sets whose thread is gone. The kernel
+ * reports a thread's exit to the proc connector after its exit_notify(),
+ * so a parent may have reaped a process before its last thread's report
+ * is sent: a group is checked this way before it is found busy. */
+void task_drop_gone(struct cg_core *core, struct cgroup *cgrp);
+
+/* Takes in what the kernel reported: children join their parent's groups,
+ * exited tasks are forgotten. Called before anything reads or changes
+ * memberships, so that no exited task is listed or counted and every child
+ * is where the kernel would have put it. */
+void task_catch_up(struct cg_core *core);
+
+/* Fork reports were lost, or no daemon ran: an untracked thread whose
+ * parent (its process leader, for a thread) is in a group and which
+ * started after the parent joined it was forked there, and joins it. */
+void task_adopt_orphans(struct cg_core *core);
+
+/* The css_set a thread is in, tracked or not. */
+struct css_set *task_css_set(struct cg_core *core, pid_t tid);
+
+void task_table_free(struct cg_core *core);
+
+#endif

@@ -1,0 +1,67 @@
+/* The task watcher thread. */
+#include "core/task_watch.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "core/task.h"
+
+struct task_watch {
+	struct cg_core *core;
+	int stop_fd;		/* eventfd: written once to end the thread */
+	GThread *thread;
+};
+
+static gpointer watch_loop(gpointer data)
+{
+	struct task_watch *w = data;
+	struct kfacade *kf = w->core->kf;
+	struct pollfd pfd[2] = {
+		{ .fd = kf->ops->event_fd(kf), .events = POLLIN },
+		{ .fd = w->stop_fd, .events = POLLIN },
+	};
+
+	while (poll(pfd, 2, -1) >= 0 || errno == EINTR) {
+		if (pfd[1].revents)
+			break;
+		if (pfd[0].revents) {
+			g_mutex_lock(&w->core->lock);
+			task_catch_up(w->core);
+			g_mutex_unlock(&w->core->lock);
+		}
+	}
+	return NULL;
+}
+
+struct task_watch *task_watch_start(struct cg_core *core)
+{
+	struct task_watch *w;
+
+	if (core->kf->ops->event_fd(core->kf) < 0)
+		return NULL;
+	w = g_new0(struct task_watch, 1);
+	w->core = core;
+	w->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (w->stop_fd < 0) {
+		g_free(w);
+		return NULL;
+	}
+	w->thread = g_thread_new("task-watch", watch_loop, w);
+	return w;
+}
+
+void task_watch_stop(struct task_watch *w)
+{
+	uint64_t one = 1;
+
+	if (!w)
+		return;
+	if (write(w->stop_fd, &one, sizeof(one)) != sizeof(one))
+		g_warning("task watcher: cannot stop it: %s", g_strerror(errno));
+	g_thread_join(w->thread);
+	close(w->stop_fd);
+	g_free(w);
+}

@@ -1,0 +1,762 @@
+/* The filesystem: cgroups are directories, control files are files.
+ *
+ * Inodes need no table: a cgroup's id and a file's index in its hierarchy's
+ * file list make the inode number, (id << FS_SLOT_BITS) | slot, with slot 0
+ * the directory and slot i + 1 file i. Ids are never reused, so a stale inode
+ * can only resolve to nothing. Inode 1 is the mount's top: the hierarchy's
+ * root cgroup when there is one hierarchy, else a directory holding one
+ * directory per hierarchy, named after its controllers (like /sys/fs/cgroup).
+ *
+ * Every change reaches the kernel through this mount, so the kernel's caches
+ * of names and attributes stay right and may be kept long. */
+#include "fs/fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cgroup.h"
+
+#define FS_SLOT_BITS 7
+#define FS_TOP_INO FUSE_ROOT_ID
+#define FS_CACHE_TIMEOUT 86400.0
+
+G_STATIC_ASSERT(sizeof(fuse_ino_t) >= sizeof(uint64_t));
+
+enum node_kind { NODE_NONE, NODE_TOP, NODE_DIR, NODE_FILE };
+
+struct node {
+	enum node_kind kind;
+	struct cgroup *cgrp;		/* NODE_DIR, NODE_FILE */
+	unsigned file;			/* NODE_FILE */
+};
+
+/* An open control file: the content of the last read from offset 0 (the
+ * kernel's seq_file makes its snapshot then too), and who opened it: a
+ * write is checked against the opener's ids, as on the kernel. */
+struct open_file {
+	uint64_t cgrp_id;
+	unsigned file;
+	uid_t uid;
+	gid_t gid;
+	GMutex lock;
+	GString *snapshot;
+};
+
+struct dir_entry {
+	char *name;
+	fuse_ino_t ino;
+	mode_t mode;
+};
+
+static struct cg_core *req_core(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+/* The caller's credentials. Supplementary groups are asked for (libfuse
+ * reads them from /proc) only for a caller other than root, who needs
+ * none; the array returned holds them, for the caller to g_free(). */
+static gid_t *req_cred(fuse_req_t req, struct cg_cred *cred)
+{
+	const struct fuse_ctx *ctx = fuse_req_ctx(req);
+	gid_t *groups = NULL;
+	int n = 0;
+
+	*cred = (struct cg_cred){ .pid = ctx->pid, .uid = ctx->uid, .gid = ctx->gid };
+	if (ctx->uid == 0)
+		return NULL;
+	for (int size = 32;; size = n) {
+		groups = g_renew(gid_t, groups, size);
+		n = fuse_req_getgroups(req, size, groups);
+		if (n <= size)
+			break;
+	}
+	/* Unknown (the caller is gone): in no group but its own. */
+	cred->groups = groups;
+	cred->ngroups = n > 0 ? (unsigned)n : 0;
+	return groups;
+}
+
+static bool single_hierarchy(struct cg_core *core)
+{
+	return core->roots->len == 1;
+}
+
+static fuse_ino_t dir_ino(const struct cgroup *cgrp)
+{
+	if (!cgrp->parent && single_hierarchy(cgrp->root->core))
+		return FS_TOP_INO;
+	return (fuse_ino_t)cgrp->id << FS_SLOT_BITS;
+}
+
+static fuse_ino_t file_ino(const struct cgroup *cgrp, unsigned file)
+{
+	return ((fuse_ino_t)cgrp->id << FS_SLOT_BITS) | (file + 1);
+}
+
+/* Called locked. */
+static struct node resolve(struct cg_core *core, fuse_ino_t ino)
+{
+	struct node n = { NODE_NONE, NULL, 0 };
+	unsigned slot = ino & ((1u << FS_SLOT_BITS) - 1);
+
+	if (ino == FS_TOP_INO) {
+		if (!single_hierarchy(core)) {
+			n.kind = NODE_TOP;
+			return n;
+		}
+		n.kind = NODE_DIR;
+		n.cgrp = ((struct cg_root *)g_ptr_array_index(core->roots, 0))->top;
+		return n;
+	}
+	n.cgrp = cgroup_by_id(core, ino >> FS_SLOT_BITS);
+	if (!n.cgrp)
+		return n;
+	if (slot == 0) {
+		n.kind = NODE_DIR;
+	} else if (slot - 1 < n.cgrp->root->files->len &&
+		   cgroup_has_file(n.cgrp, g_ptr_array_index(n.cgrp->root->files, slot - 1))) {
+		n.kind = NODE_FILE;
+		n.file = slot - 1;
+	}
+	return n;
+}
+
+/* What is not a cgroup's: the directory of hierarchies, and what fstat
+ * of a removed group's file shows. The daemon's, made at time 0. */
+static struct cg_iattr daemon_iattr(mode_t mode)
+{
+	return (struct cg_iattr){ .uid = geteuid(), .gid = getegid(), .mode = mode };
+}
+
+static void fill_iattr(struct stat *st, const struct cg_iattr *a)
+{
+	st->st_mode = a->mode;
+	st->st_uid = a->uid;
+	st->st_gid = a->gid;
+	st->st_blksize = 4096;
+	st->st_atim.tv_sec = a->atime_ns / 1000000000;
+	st->st_atim.tv_nsec = a->atime_ns % 1000000000;
+	st->st_mtim.tv_sec = a->mtime_ns / 1000000000;
+	st->st_mtim.tv_nsec = a->mtime_ns % 1000000000;
+	st->st_ctim.tv_sec = a->ctime_ns / 1000000000;
+	st->st_ctim.tv_nsec = a->ctime_ns % 1000000000;
+}
+
+/* Called locked. Owner, mode and times are the core's; directories have
+ * nlink 2 + subgroups, files size 0. */
+static void node_stat(struct cg_core *core, fuse_ino_t ino, const struct node *n, struct stat *st)
+{
+	struct cg_iattr a;
+
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	switch (n->kind) {
+	case NODE_TOP:
+		a = daemon_iattr(S_IFDIR | 0555);
+		fill_iattr(st, &a);
+		st->st_nlink = 2 + core->roots->len;
+		break;
+	case NODE_DIR:
+		cgroup_iattr(n->cgrp, CG_DIR, &a);
+		fill_iattr(st, &a);
+		st->st_nlink = 2 + g_hash_table_size(n->cgrp->children);
+		break;
+	case NODE_FILE:
+		cgroup_iattr(n->cgrp, n->file, &a);
+		fill_iattr(st, &a);
+		st->st_nlink = 1;
+		break;
+	case NODE_NONE:
+		break;
+	}
+}
+
+static void reply_entry(fuse_req_t req, struct cg_core *core, fuse_ino_t ino, const struct node *n)
+{
+	struct fuse_entry_param e = { 0 };
+
+	e.ino = ino;
+	e.attr_timeout = e.entry_timeout = FS_CACHE_TIMEOUT;
+	node_stat(core, ino, n, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+/* A name that does not exist is cached as such too. */
+static void reply_negative_entry(fuse_req_t req)
+{
+	struct fuse_entry_param e = { 0 };
+
+	e.entry_timeout = FS_CACHE_TIMEOUT;
+	fuse_reply_entry(req, &e);
+}
+
+/* The least max_write, in bytes, so that reads and directory listings,
+ * which the kernel cuts to as many pages as max_write spans, still come in
+ * pieces as large as a reader's usual buffer. */
+#define FS_MIN_MAX_WRITE (64 * 1024)
+
+static void cgfs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t longest = cg_core_max_write_len(userdata);
+
+	/* libfuse gives every worker thread a request buffer of max_write plus
+	 * a page, and keeps it while the worker lives: 1 MiB by default, which
+	 * a control file never needs. The kernel cuts a longer write into
+	 * max_write pieces; with max_write past every file's limit, each write
+	 * a file takes comes whole, and the first piece of any longer one is
+	 * itself too long (E2BIG), as on the kernel. */
+	conn->max_write = MIN(conn->max_write,
+			      MAX(FS_MIN_MAX_WRITE, (longest / page + 1) * page));
+	/* O_TRUNC comes with OPEN instead of as a SETATTR round trip, so
+	 * `echo 5 > cpu.shares` costs no more than a plain write. */
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* With a writeback cache, writes would arrive with pid 0, so "0" could
+	 * not name the writer (KERNEL-NOTES.md). */
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+static void cgfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct cg_core *core = req_core(req);
+	struct node p, n = { NODE_NONE, NULL, 0 };
+	fuse_ino_t ino = 0;
+
+	g_mutex_lock(&core->lock);
+	p = resolve(core, parent);
+	if (p.kind == NODE_TOP) {
+		for (unsigned r = 0; r < core->roots->len; r++) {
+			struct cg_root *root = g_ptr_array_index(core->roots, r);
+
+			if (strcmp(root->name, name) == 0) {
+				n = (struct node){ NODE_DIR, root->top, 0 };
+				ino = dir_ino(root->top);
+			}
+		}
+	} else if (p.kind == NODE_DIR) {
+		struct cgroup *child = cgroup_child(p.cgrp, name);
+		unsigned file;
+
+		if (child) {
+			n = (struct node){ NODE_DIR, child, 0 };
+			ino = dir_ino(child);
+		} else if (cgroup_file_by_name(p.cgrp, name, &file)) {
+			n = (struct node){ NODE_FILE, p.cgrp, file };
+			ino = file_ino(p.cgrp, file);
+		}
+	}
+	if (p.kind == NODE_NONE || p.kind == NODE_FILE)
+		fuse_reply_err(req, p.kind == NODE_FILE ? ENOTDIR : ENOENT);
+	else if (n.kind == NODE_NONE)
+		reply_negative_entry(req);
+	else
+		reply_entry(req, core, ino, &n);
+	g_mutex_unlock(&core->lock);
+}
+
+static void cgfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	/* Inodes are computed, not kept: nothing to release. */
+	(void)ino;
+	(void)nlookup;
+	fuse_reply_none(req);
+}
+
+/* fstat of a file or directory still open after its group was removed
+ * works on the kernel's cgroupfs; the kernel asks us then (after a read,
+ * for atime). Called locked. */
+static bool stat_removed(struct cg_core *core, fuse_ino_t ino, struct stat *st)
+{
+	struct cg_root *root = cgroup_id_root(core, ino >> FS_SLOT_BITS);
+	unsigned slot = ino & ((1u << FS_SLOT_BITS) - 1);
+
+	struct cg_iattr a;
+
+	if (!root || (slot && slot - 1 >= root->files->len))
+		return false;
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	if (slot) {
+		const struct cg_file *f = g_ptr_array_index(root->files, slot - 1);
+
+		a = daemon_iattr(S_IFREG | cftype_mode(f->cft));
+		st->st_nlink = 1;
+	} else {
+		a = daemon_iattr(S_IFDIR | 0755);
+		st->st_nlink = 2;
+	}
+	fill_iattr(st, &a);
+	return true;
+}
+
+static void cgfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct cg_core *core = req_core(req);
+	struct node n;
+	struct stat st;
+	bool found;
+
+	(void)fi;
+	g_mutex_lock(&core->lock);
+	n = resolve(core, ino);
+	node_stat(core, ino, &n, &st);
+	found = n.kind != NODE_NONE || stat_removed(core, ino, &st);
+	g_mutex_unlock(&core->lock);
+	if (!found)
+		fuse_reply_err(req, ENOENT);
+	else
+		fuse_reply_attr(req, &st, FS_CACHE_TIMEOUT);
+}
+
+/* The core's name of a directory or file inode: a cgroup id, and CG_DIR or
+ * the file's index. */
+static enum node_kind node_ref(struct cg_core *core, fuse_ino_t ino, uint64_t *id, unsigned *file)
+{
+	struct node n;
+
+	g_mutex_lock(&core->lock);
+	n = resolve(core, ino);
+	if (n.kind == NODE_DIR || n.kind == NODE_FILE) {
+		*id = n.cgrp->id;
+		*file = n.kind == NODE_FILE ? n.file : CG_DIR;
+	}
+	g_mutex_unlock(&core->lock);
+	return n.kind;
+}
+
+static int64_t timespec_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+/* chmod, chown, utimes and truncate, which the core checks and keeps
+ * (truncate changes nothing, as on the kernel's cgroupfs). */
+static void cgfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			 struct fuse_file_info *fi)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_setattr sa = { .mode = attr->st_mode, .uid = attr->st_uid, .gid = attr->st_gid,
+				 .atime_ns = timespec_ns(&attr->st_atim),
+				 .mtime_ns = timespec_ns(&attr->st_mtim) };
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	enum node_kind kind;
+	uint64_t id = 0;
+	unsigned file = 0;
+	int err;
+
+	if (to_set & FUSE_SET_ATTR_MODE)
+		sa.valid |= CG_ATTR_MODE;
+	if (to_set & FUSE_SET_ATTR_UID)
+		sa.valid |= CG_ATTR_UID;
+	if (to_set & FUSE_SET_ATTR_GID)
+		sa.valid |= CG_ATTR_GID;
+	if (to_set & FUSE_SET_ATTR_SIZE)
+		sa.valid |= CG_ATTR_SIZE | (fi ? CG_ATTR_FILE : 0);
+	if (to_set & FUSE_SET_ATTR_ATIME)
+		sa.valid |= CG_ATTR_ATIME | (to_set & FUSE_SET_ATTR_ATIME_NOW ? 0 : CG_ATTR_ATIME_SET);
+	if (to_set & FUSE_SET_ATTR_MTIME)
+		sa.valid |= CG_ATTR_MTIME | (to_set & FUSE_SET_ATTR_MTIME_NOW ? 0 : CG_ATTR_MTIME_SET);
+	kind = node_ref(core, ino, &id, &file);
+	if (kind == NODE_TOP)
+		err = EPERM;	/* the directory of hierarchies is not a cgroup's */
+	else if (kind == NODE_NONE)
+		err = ENOENT;
+	else
+		err = -cg_setattr(core, id, file, &sa, &cred);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		cgfs_getattr(req, ino, fi);
+}
+
+static void reply_new_dir(fuse_req_t req, struct cg_core *core, uint64_t id)
+{
+	struct node n;
+
+	g_mutex_lock(&core->lock);
+	n = resolve(core, (fuse_ino_t)id << FS_SLOT_BITS);
+	if (n.kind == NODE_DIR)
+		reply_entry(req, core, dir_ino(n.cgrp), &n);
+	else	/* removed by another caller in between */
+		fuse_reply_err(req, ENOENT);
+	g_mutex_unlock(&core->lock);
+}
+
+/* The cgroup id behind a directory inode, or an errno for what the kernel
+ * says when the parent is not a cgroup. */
+static int dir_id(struct cg_core *core, fuse_ino_t ino, uint64_t *id)
+{
+	unsigned file;
+	enum node_kind kind = node_ref(core, ino, id, &file);
+
+	if (kind == NODE_TOP)
+		return EPERM;
+	return kind == NODE_DIR ? 0 : ENOENT;
+}
+
+static void cgfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	uint64_t pid, id;
+	int err;
+
+	err = dir_id(core, parent, &pid);
+	if (!err)	/* mode comes with the caller's umask applied */
+		err = -cg_mkdir(core, pid, name, mode, &cred, &id);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		reply_new_dir(req, core, id);
+}
+
+static void cgfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	uint64_t pid;
+	int err = dir_id(core, parent, &pid);
+
+	fuse_reply_err(req, err ? err : -cg_rmdir(core, pid, name, &cred));
+}
+
+static void cgfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+			fuse_ino_t newparent, const char *newname, unsigned int flags)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	uint64_t pid, newpid;
+	int err;
+
+	if (flags) {	/* kernfs takes no RENAME_NOREPLACE/EXCHANGE/WHITEOUT */
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
+	err = dir_id(core, parent, &pid);
+	if (!err)
+		err = dir_id(core, newparent, &newpid);
+	fuse_reply_err(req, err ? err : -cg_rename(core, pid, name, newpid, newname, &cred));
+}
+
+/* Control files cannot be removed, linked to or made: kernfs has no such
+ * operations, and the VFS answers EPERM, or EACCES for a regular file -
+ * after its own checks, which answer EACCES to whoever may not change
+ * the directory. */
+static void cgfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	uint64_t pid;
+
+	fuse_reply_err(req, dir_id(core, parent, &pid) ? EPERM : -cg_unlink(core, pid, name, &cred));
+}
+
+/* may_create(): EACCES for whoever may not add to the directory, else
+ * what cgroupfs answers. */
+static void reply_may_create(fuse_req_t req, fuse_ino_t parent, int err)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	uint64_t id;
+
+	if (dir_id(core, parent, &id) == 0 &&
+	    cg_permission(core, id, CG_DIR, MAY_WRITE | MAY_EXEC, &cred) < 0)
+		err = EACCES;
+	fuse_reply_err(req, err);
+}
+
+static void cgfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
+{
+	(void)link;
+	(void)name;
+	reply_may_create(req, parent, EPERM);
+}
+
+static void cgfs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent, const char *newname)
+{
+	(void)ino;
+	(void)newparent;
+	(void)newname;
+	fuse_reply_err(req, EPERM);	/* may_linkat() refuses first */
+}
+
+static void cgfs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode, dev_t rdev)
+{
+	(void)name;
+	(void)rdev;
+	reply_may_create(req, parent, S_ISREG(mode) ? EACCES : EPERM);
+}
+
+static void cgfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			struct fuse_file_info *fi)
+{
+	(void)parent;
+	(void)name;
+	(void)mode;
+	(void)fi;
+	fuse_reply_err(req, EACCES);
+}
+
+static void cgfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct open_file *of;
+	enum node_kind kind;
+	uint64_t id = 0;
+	unsigned file = 0;
+	int err;
+
+	kind = node_ref(core, ino, &id, &file);
+	if (kind != NODE_FILE)
+		err = kind == NODE_NONE ? ENOENT : EISDIR;
+	else
+		err = -cg_file_open(core, id, file, fi->flags, &cred);
+	if (err) {
+		fuse_reply_err(req, err);
+		return;
+	}
+	of = g_new0(struct open_file, 1);
+	of->cgrp_id = id;
+	of->file = file;
+	of->uid = cred.uid;
+	of->gid = cred.gid;
+	g_mutex_init(&of->lock);
+	fi->fh = (uintptr_t)of;
+	/* Size 0 but content: bypass the page cache. No FLUSH round trip. */
+	fi->direct_io = 1;
+	fi->noflush = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT) {	/* interrupted: no release comes */
+		g_mutex_clear(&of->lock);
+		g_free(of);
+	}
+}
+
+static void cgfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	char *slice = NULL;
+	size_t len = 0;
+	int err = 0;
+
+	(void)ino;
+	g_mutex_lock(&of->lock);
+	if (off == 0 || !of->snapshot) {
+		GString *fresh = g_string_new(NULL);
+
+		err = -cg_file_read(req_core(req), of->cgrp_id, of->file, fresh);
+		if (err) {
+			g_string_free(fresh, TRUE);
+		} else {
+			if (of->snapshot)
+				g_string_free(of->snapshot, TRUE);
+			of->snapshot = fresh;
+		}
+	}
+	if (!err && (size_t)off < of->snapshot->len) {
+		len = MIN(size, of->snapshot->len - (size_t)off);
+		slice = g_memdup2(of->snapshot->str + off, len);
+	}
+	/* Unlocked before replying: the reply lets the caller close the file,
+	 * and RELEASE may then run on another thread at once. */
+	g_mutex_unlock(&of->lock);
+	if (err)
+		fuse_reply_err(req, err);
+	else
+		fuse_reply_buf(req, slice, len);
+	g_free(slice);
+}
+
+static void cgfs_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+	/* The opener's ids (the writer's may differ: an inherited fd); a write
+	 * checks no mode bits, so no groups. */
+	struct cg_cred cred = { .pid = fuse_req_ctx(req)->pid, .uid = of->uid, .gid = of->gid };
+	ssize_t ret;
+
+	(void)ino;
+	(void)off;	/* each write is one command, wherever it lands */
+	ret = cg_file_write(req_core(req), of->cgrp_id, of->file, buf, size, &cred);
+	if (ret < 0)
+		fuse_reply_err(req, (int)-ret);
+	else
+		fuse_reply_write(req, (size_t)ret);
+}
+
+static void cgfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	if (of->snapshot)
+		g_string_free(of->snapshot, TRUE);
+	g_mutex_clear(&of->lock);
+	g_free(of);
+	fuse_reply_err(req, 0);
+}
+
+static void add_entry(GArray *entries, const char *name, fuse_ino_t ino, mode_t mode)
+{
+	struct dir_entry e = { g_strdup(name), ino, mode };
+
+	g_array_append_val(entries, e);
+}
+
+static void free_entry(gpointer p)
+{
+	g_free(((struct dir_entry *)p)->name);
+}
+
+/* The listing is taken at opendir, so that offsets stay meaningful. Only
+ * who may read the directory may list it. */
+static void cgfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	GArray *entries;
+	struct node n;
+	uint64_t id;
+	unsigned file;
+
+	if (node_ref(core, ino, &id, &file) == NODE_DIR &&
+	    cg_permission(core, id, CG_DIR, MAY_READ, &cred) < 0) {
+		fuse_reply_err(req, EACCES);
+		return;
+	}
+	entries = g_array_new(FALSE, FALSE, sizeof(struct dir_entry));
+	g_array_set_clear_func(entries, free_entry);
+	g_mutex_lock(&core->lock);
+	n = resolve(core, ino);
+	add_entry(entries, ".", ino, S_IFDIR);
+	if (n.kind == NODE_TOP) {
+		add_entry(entries, "..", ino, S_IFDIR);
+		for (unsigned r = 0; r < core->roots->len; r++) {
+			struct cg_root *root = g_ptr_array_index(core->roots, r);
+
+			add_entry(entries, root->name, dir_ino(root->top), S_IFDIR);
+		}
+	} else if (n.kind == NODE_DIR) {
+		GHashTableIter iter;
+		struct cgroup *child;
+
+		add_entry(entries, "..", n.cgrp->parent ? dir_ino(n.cgrp->parent) : ino, S_IFDIR);
+		for (unsigned i = 0; i < n.cgrp->root->files->len; i++) {
+			const struct cg_file *f = g_ptr_array_index(n.cgrp->root->files, i);
+
+			if (cgroup_has_file(n.cgrp, f))
+				add_entry(entries, f->name, file_ino(n.cgrp, i), S_IFREG);
+		}
+		cgroup_for_each_child(child, &iter, n.cgrp)
+			add_entry(entries, child->name, dir_ino(child), S_IFDIR);
+	}
+	g_mutex_unlock(&core->lock);
+	if (n.kind == NODE_TOP || n.kind == NODE_DIR) {
+		fi->fh = (uintptr_t)entries;
+		if (fuse_reply_open(req, fi) == -ENOENT)
+			g_array_unref(entries);
+	} else {
+		g_array_unref(entries);
+		fuse_reply_err(req, n.kind == NODE_NONE ? ENOENT : ENOTDIR);
+	}
+}
+
+static void cgfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+			 struct fuse_file_info *fi)
+{
+	struct cg_core *core = req_core(req);
+	GArray *entries = (GArray *)(uintptr_t)fi->fh;
+	char *buf = g_malloc(size);
+	size_t used = 0;
+	bool gone;
+
+	g_mutex_lock(&core->lock);
+	gone = resolve(core, ino).kind == NODE_NONE;	/* lists nothing, as the kernel's */
+	g_mutex_unlock(&core->lock);
+	for (guint i = (guint)off; !gone && i < entries->len; i++) {
+		const struct dir_entry *e = &g_array_index(entries, struct dir_entry, i);
+		struct stat st = { .st_ino = e->ino, .st_mode = e->mode };
+		size_t len = fuse_add_direntry(req, buf + used, size - used, e->name, &st, i + 1);
+
+		if (len > size - used)
+			break;
+		used += len;
+	}
+	fuse_reply_buf(req, buf, used);
+	g_free(buf);
+}
+
+static void cgfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	(void)ino;
+	g_array_unref((GArray *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+/* access(2) and chdir, asked only without -o default_permissions. */
+static void cgfs_access(fuse_req_t req, fuse_ino_t ino, int mask)
+{
+	struct cg_core *core = req_core(req);
+	struct cg_cred cred;
+	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_iattr top = daemon_iattr(S_IFDIR | 0555);
+	uint64_t id = 0;
+	unsigned file = 0;
+	enum node_kind kind = node_ref(core, ino, &id, &file);
+	int err;
+
+	if (kind == NODE_NONE)
+		err = ENOENT;
+	else if (kind == NODE_TOP)
+		err = -iattr_permission(&top, &cred, mask);
+	else
+		err = -cg_permission(core, id, file, mask, &cred);
+	fuse_reply_err(req, err);
+}
+
+static void cgfs_statfs(fuse_req_t req, fuse_ino_t ino)
+{
+	struct statvfs st = { .f_bsize = 4096, .f_frsize = 4096, .f_namemax = CG_NAME_MAX };
+
+	(void)ino;
+	fuse_reply_statfs(req, &st);
+}
+
+const struct fuse_lowlevel_ops cgfs_ops = {
+	.init = cgfs_init,
+	.lookup = cgfs_lookup,
+	.forget = cgfs_forget,
+	.getattr = cgfs_getattr,
+	.setattr = cgfs_setattr,
+	.mknod = cgfs_mknod,
+	.mkdir = cgfs_mkdir,
+	.unlink = cgfs_unlink,
+	.rmdir = cgfs_rmdir,
+	.symlink = cgfs_symlink,
+	.rename = cgfs_rename,
+	.link = cgfs_link,
+	.open = cgfs_open,
+	.read = cgfs_read,
+	.write = cgfs_write,
+	.release = cgfs_release,
+	.opendir = cgfs_opendir,
+	.readdir = cgfs_readdir,
+	.releasedir = cgfs_releasedir,
+	.statfs = cgfs_statfs,
+	.access = cgfs_access,
+	.create = cgfs_create,
+};

@@ -1,0 +1,116 @@
+/* The mount point: `cgfused /sys/fs/mycg` must work where it can and say
+ * why not where it cannot (/sys/fs is sysfs: mkdir there gives EPERM). */
+#include "fs/mountpoint.h"
+
+#include <errno.h>
+#include <glib.h>
+#include <linux/magic.h>
+#include <stdio.h>
+#include <string.h>
+#include <fcntl.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+static bool fs_is(const char *path, long magic)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == magic;
+}
+
+/* The deepest ancestor of path that exists. */
+static char *existing_ancestor(const char *path)
+{
+	char *dir = g_path_get_dirname(path);
+
+	while (!g_file_test(dir, G_FILE_TEST_EXISTS) && strcmp(dir, "/") != 0) {
+		char *up = g_path_get_dirname(dir);
+
+		g_free(dir);
+		dir = up;
+	}
+	return dir;
+}
+
+static void explain_mkdir_failure(const char *path, int err)
+{
+	char *base = g_path_get_basename(path);
+	char *anc = existing_ancestor(path);
+	GString *where = g_string_new(NULL);
+
+	if (fs_is("/sys/fs/cgroup", TMPFS_MAGIC))
+		g_string_append_printf(where, "/sys/fs/cgroup/%s (a tmpfs here) or ", base);
+	g_string_append_printf(where, "/run/cgfused/%s", base);
+	if (fs_is(anc, SYSFS_MAGIC))
+		fprintf(stderr, "cgfused: cannot create mount point %s: %s is sysfs, where no "
+			"directory can be made (%s); use %s\n", path, anc, strerror(err), where->str);
+	else
+		fprintf(stderr, "cgfused: cannot create mount point %s in %s: %s; use an existing "
+			"directory, or %s\n", path, anc, strerror(err), where->str);
+	g_string_free(where, TRUE);
+	g_free(anc);
+	g_free(base);
+}
+
+/* A mount whose daemon died answers ENOTCONN, but only when asked: a
+ * plain stat() may be answered from the attribute cache. */
+static bool mount_is_dead(const char *path)
+{
+	struct statx stx;
+
+	return statx(AT_FDCWD, path, AT_STATX_FORCE_SYNC, STATX_TYPE, &stx) < 0 &&
+	       errno == ENOTCONN;
+}
+
+/* Detaches a dead mount: root directly, anyone else through the setuid
+ * fusermount3 (which checks that the mount is theirs). */
+static int mount_detach(const char *path)
+{
+	char *argv[] = { "fusermount3", "-uz", (char *)path, NULL };
+	GError *err = NULL;
+	int status = 0;
+
+	if (geteuid() == 0)
+		return umount2(path, MNT_DETACH);
+	if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+			  NULL, NULL, NULL, NULL, &status, &err)) {
+		fprintf(stderr, "cgfused: cannot run fusermount3: %s\n", err->message);
+		g_error_free(err);
+		return -1;
+	}
+	return g_spawn_check_wait_status(status, NULL) ? 0 : -1;
+}
+
+int mountpoint_prepare(const char *path, bool *created)
+{
+	struct stat st;
+
+	*created = false;
+	if (mount_is_dead(path)) {
+		if (mount_detach(path) < 0 || mount_is_dead(path)) {
+			fprintf(stderr, "cgfused: %s is the mount of a FUSE daemon that is gone, "
+				"and it cannot be unmounted; try: fusermount3 -uz %s\n", path, path);
+			return -1;
+		}
+		fprintf(stderr, "cgfused: %s was left mounted by a daemon that is gone; "
+			"unmounted it\n", path);
+	}
+	if (stat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 0;
+		fprintf(stderr, "cgfused: mount point %s is not a directory\n", path);
+		return -1;
+	}
+	if (errno != ENOENT) {
+		fprintf(stderr, "cgfused: mount point %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (g_mkdir_with_parents(path, 0755) < 0) {
+		explain_mkdir_failure(path, errno);
+		return -1;
+	}
+	*created = true;
+	return 0;
+}

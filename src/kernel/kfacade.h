@@ -1,0 +1,132 @@
+/* The kernel facade: the only place that asks the running kernel about tasks
+ * (and, later, the only one that changes their scheduling). The core calls it
+ * through this table so that unit tests can run the core on a fake system. */
+#ifndef CGFUSED_KFACADE_H
+#define CGFUSED_KFACADE_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/cpumask.h"
+
+/* What identifies one thread for as long as it lives, even when its id is
+ * reused later: the pidfs inode of a pidfd of it (see KERNEL-NOTES.md). */
+struct task_ident {
+	uint64_t ino;		/* pidfs inode: unique per struct pid */
+	pid_t tgid;
+};
+
+/* A thread's CPU use so far. */
+struct task_cputime {
+	uint64_t run_ns;	/* time on a CPU (schedstat: exact) */
+	uint64_t wait_ns;	/* time runnable on a run queue, waiting */
+	uint64_t utime, stime;	/* user and system time, USER_HZ ticks */
+	int cpu;		/* the CPU it last ran on; -1: unknown */
+	/* Running or waiting for a CPU now (state R). Needed besides the
+	 * times: a thread's wait time is added only when it gets the CPU, so
+	 * a starved one looks idle until then. */
+	bool runnable;
+};
+
+/* What the kernel says happened to a thread. */
+struct task_event {
+	enum { TASK_EVENT_FORK, TASK_EVENT_EXIT } what;
+	pid_t tid;		/* the new or exited thread */
+	pid_t tgid;		/* its process */
+	pid_t parent;		/* FORK of a process: the forking thread */
+	bool final_valid;	/* EXIT: final holds the thread's last figures */
+	struct task_cputime final;
+};
+
+/* Where a thread came from, to tell whether it was born inside a group. */
+struct task_origin {
+	pid_t tgid, ppid;
+	uint64_t start_ns;	/* boot-time clock, at /proc's tick granularity */
+};
+
+/* The whole system's CPU use (the root cgroup's cpuacct), per CPU. */
+struct system_cputime {
+	unsigned nr_cpus;
+	uint64_t run_ns[CPUMASK_BITS];
+	uint64_t user_ns[CPUMASK_BITS], system_ns[CPUMASK_BITS];
+};
+
+/* A thread's user ids (the "Uid:" line of /proc/TID/status). */
+struct task_uids {
+	uid_t uid, euid, suid, fsuid;
+};
+
+struct kfacade;
+
+struct kfacade_ops {
+	/* The identity of a live thread the core starts tracking. -ESRCH when
+	 * there is no such thread, -EINVAL for a kernel thread (the kernel
+	 * refuses to move those). */
+	int (*task_open)(struct kfacade *kf, pid_t tid, struct task_ident *id);
+	/* The core stops tracking the thread. */
+	void (*task_close)(struct kfacade *kf, const struct task_ident *id);
+	/* Forks and exits since the last call, in order (of every thread: the
+	 * core ignores those it does not track); never blocks. Returns how
+	 * many were stored (at most max), or -EOVERFLOW when events were
+	 * lost: the core must then check its threads with task_alive(). A
+	 * fork is reported before the child runs and an exit before its id can
+	 * be reused, so a core that asks before each operation sees children
+	 * in their groups and never mistakes a new thread for an old one. */
+	int (*task_events)(struct kfacade *kf, struct task_event *ev, unsigned max);
+	/* A descriptor that polls readable when task_events() has something,
+	 * or -1 if there is none to wait on. */
+	int (*event_fd)(struct kfacade *kf);
+	/* Whether the thread with this identity still lives. */
+	bool (*task_alive)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
+	/* Every thread id of the process that thread tid belongs to. */
+	int (*thread_ids)(struct kfacade *kf, pid_t tid, GArray *tids);
+	/* Every thread id on the system, or with procs every process id. */
+	int (*all_tasks)(struct kfacade *kf, GArray *ids, bool procs);
+	/* The CPUs and memory nodes that exist (for the root cpuset), as the
+	 * kernel's list format ("0-1"). */
+	const char *(*online_cpus)(struct kfacade *kf);
+	const char *(*online_mems)(struct kfacade *kf);
+	/* How many CPU numbers the kernel knows (possible CPUs). */
+	unsigned (*nr_cpu_ids)(struct kfacade *kf);
+	/* NR_CPUS, the most CPUs the kernel was built for (kernel_max + 1). */
+	unsigned (*nr_cpus)(struct kfacade *kf);
+
+	/* Accounting and the allocator's levers. 0 or -errno (-ESRCH once
+	 * the thread is gone). */
+	int (*task_cputime)(struct kfacade *kf, pid_t tgid, pid_t tid,
+			    struct task_cputime *out);
+	/* The CPU time of a whole process, one cheap call: when it has not
+	 * moved, none of its threads ran and none needs reading. */
+	int (*process_cputime)(struct kfacade *kf, pid_t tgid, uint64_t *ns);
+	int (*task_origin)(struct kfacade *kf, pid_t tid, struct task_origin *out);
+	uint64_t (*boottime_ns)(struct kfacade *kf);
+	int (*system_cputime)(struct kfacade *kf, struct system_cputime *out);
+	/* Whether this daemon may change the thread's scheduling at all
+	 * (-EACCES if not: another user's task without privilege). */
+	int (*may_manage)(struct kfacade *kf, pid_t tid);
+	/* Whether nice values may be lowered (CAP_SYS_NICE). */
+	bool (*may_lower_nice)(struct kfacade *kf);
+	int (*get_nice)(struct kfacade *kf, pid_t tid, int *nice);
+	int (*set_nice)(struct kfacade *kf, pid_t tid, int nice);
+	int (*get_affinity)(struct kfacade *kf, pid_t tid, struct cpumask *mask);
+	int (*set_affinity)(struct kfacade *kf, pid_t tid, const struct cpumask *mask);
+	/* The session autogroup a thread is in (/proc/PID/autogroup) and its
+	 * nice, and setting that nice (which weighs the whole session). */
+	int (*get_autogroup)(struct kfacade *kf, pid_t tid, int *id, int *nice);
+	int (*set_autogroup_nice)(struct kfacade *kf, pid_t tid, int nice);
+	/* The user ids of thread tid: 0, or -ESRCH when there is none. */
+	int (*task_uids)(struct kfacade *kf, pid_t tid, struct task_uids *uids);
+};
+
+struct kfacade {
+	const struct kfacade_ops *ops;
+};
+
+/* The real one, backed by the proc connector, pidfds and /proc. NULL with
+ * errno set if the proc connector cannot be had. */
+struct kfacade *kfacade_linux_new(void);
+void kfacade_linux_free(struct kfacade *kf);
+
+#endif

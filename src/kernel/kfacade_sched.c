@@ -1,0 +1,161 @@
+/* Scheduling levers on the real kernel (see KERNEL-NOTES.md: nice and
+ * affinity act on one thread; autogroup nice weighs a whole session). */
+#include "kernel/kfacade_sched.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Not in the 6.1 headers' glibc wrappers. */
+struct sched_attr_v0 {
+	uint32_t size;
+	uint32_t sched_policy;
+	uint64_t sched_flags;
+	int32_t sched_nice;
+	uint32_t sched_priority;
+	uint64_t sched_runtime, sched_deadline, sched_period;
+};
+
+#define SCHED_FLAG_KEEP_POLICY 0x08	/* change nice, keep the policy */
+#define CPUCLOCK_SCHED 2
+#define MAKE_PROCESS_CPUCLOCK(pid, clock) ((clockid_t)((~(unsigned)(pid) << 3) | (clock)))
+
+int ksched_process_cputime(struct kfacade *kf, pid_t tgid, uint64_t *ns)
+{
+	struct timespec ts;
+
+	(void)kf;
+	if (clock_gettime(MAKE_PROCESS_CPUCLOCK(tgid, CPUCLOCK_SCHED), &ts) < 0)
+		return errno == EINVAL ? -ESRCH : -errno;
+	*ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return 0;
+}
+
+uint64_t ksched_boottime_ns(struct kfacade *kf)
+{
+	struct timespec ts;
+
+	(void)kf;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The real and effective uid of a thread, from /proc/TID/status. */
+static int task_uids(pid_t tid, uid_t *ruid, uid_t *euid)
+{
+	char path[64], *data = NULL, *line;
+	int ret = -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	if (!g_file_get_contents(path, &data, NULL, NULL))
+		return -ESRCH;
+	line = strstr(data, "\nUid:");
+	if (line && sscanf(line, "\nUid: %u %u", ruid, euid) == 2)
+		ret = 0;
+	g_free(data);
+	return ret;
+}
+
+/* The kernel's set_one_prio_perm(): root, or the target's real or
+ * effective uid is our effective uid. Without it attach says EACCES, as
+ * cgroup v1 does to a writer who may not move a task. */
+int ksched_may_manage(struct kfacade *kf, pid_t tid)
+{
+	uid_t ruid, euid;
+	int ret;
+
+	(void)kf;
+	if (geteuid() == 0)
+		return 0;
+	ret = task_uids(tid, &ruid, &euid);
+	if (ret < 0)
+		return ret;
+	return ruid == geteuid() || euid == geteuid() ? 0 : -EACCES;
+}
+
+bool ksched_may_lower_nice(struct kfacade *kf)
+{
+	(void)kf;
+	return geteuid() == 0;
+}
+
+int ksched_get_nice(struct kfacade *kf, pid_t tid, int *nice)
+{
+	struct sched_attr_v0 attr = { 0 };
+
+	(void)kf;
+	if (syscall(SYS_sched_getattr, tid, &attr, sizeof(attr), 0) < 0)
+		return -errno;
+	*nice = attr.sched_nice;
+	return 0;
+}
+
+int ksched_set_nice(struct kfacade *kf, pid_t tid, int nice)
+{
+	struct sched_attr_v0 attr = {
+		.size = sizeof(attr),
+		.sched_flags = SCHED_FLAG_KEEP_POLICY,
+		.sched_nice = nice,
+	};
+
+	(void)kf;
+	return syscall(SYS_sched_setattr, tid, &attr, 0) < 0 ? -errno : 0;
+}
+
+int ksched_get_affinity(struct kfacade *kf, pid_t tid, struct cpumask *mask)
+{
+	cpu_set_t set;
+
+	(void)kf;
+	G_STATIC_ASSERT(sizeof(set) == sizeof(mask->bits));
+	if (sched_getaffinity(tid, sizeof(set), &set) < 0)
+		return -errno;
+	memcpy(mask->bits, &set, sizeof(set));
+	return 0;
+}
+
+int ksched_set_affinity(struct kfacade *kf, pid_t tid, const struct cpumask *mask)
+{
+	cpu_set_t set;
+
+	(void)kf;
+	memcpy(&set, mask->bits, sizeof(set));
+	return sched_setaffinity(tid, sizeof(set), &set) < 0 ? -errno : 0;
+}
+
+int ksched_get_autogroup(struct kfacade *kf, pid_t tid, int *id, int *nice)
+{
+	char path[64], *data = NULL;
+	int ret = -ESRCH;
+
+	(void)kf;
+	snprintf(path, sizeof(path), "/proc/%d/autogroup", tid);
+	if (!g_file_get_contents(path, &data, NULL, NULL))
+		return -ESRCH;
+	if (sscanf(data, "/autogroup-%d nice %d", id, nice) == 2)
+		ret = 0;
+	g_free(data);
+	return ret;
+}
+
+int ksched_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice)
+{
+	char path[64], buf[16];
+	int fd, len, ret = 0;
+
+	(void)kf;
+	snprintf(path, sizeof(path), "/proc/%d/autogroup", tid);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;	/* no such thread */
+	len = snprintf(buf, sizeof(buf), "%d", nice);
+	if (write(fd, buf, (size_t)len) != len)
+		ret = -errno;
+	close(fd);
+	return ret;
+}

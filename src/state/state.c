@@ -1,0 +1,637 @@
+/* The state's files: the log the observer hooks append to, snapshots,
+ * compaction and the thread that syncs the log. */
+#include "state/state.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "core/css_set.h"
+#include "state/state_log.h"
+#include "state/state_replay.h"
+#include "core/task.h"
+
+struct cg_state {
+	struct cg_core *core;
+	struct cg_observer observer;
+	char *path, *log_path;
+	char *boot_id;
+	struct state_log log;		/* its fd locked (flock) while we live */
+	uint64_t generation;
+	unsigned log_records, snapshot_records;
+	unsigned compact_at;		/* log records that make a compaction */
+	bool write_failed;		/* said once */
+	GString *buf, *group;		/* the hooks' records, reused (locked) */
+	gint dirty;			/* the log changed since the last sync */
+	GThread *sync_thread;
+	GMutex sync_lock;
+	GCond sync_cond;
+	bool stop;
+};
+
+/* Record format: rec_begin() (which returns where the record
+ * starts), fields, rec_end() (checksum and newline). */
+
+static gsize rec_begin(GString *out, const char *type)
+{
+	gsize start = out->len;
+
+	g_string_append(out, type);
+	return start;
+}
+
+/* Without printf: a move's record is written under the core's lock. */
+static void rec_num(GString *out, uint64_t val)
+{
+	char buf[24], *p = buf + sizeof(buf);
+
+	do
+		*--p = (char)('0' + val % 10);
+	while ((val /= 10));
+	*--p = ' ';
+	g_string_append_len(out, p, buf + sizeof(buf) - p);
+}
+
+/* Spaces, '#', '%' and anything not printable ASCII are %-escaped. */
+static void rec_str(GString *out, const char *str)
+{
+	g_string_append(out, " =");
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p <= ' ' || *p >= 0x7f || *p == '%' || *p == '#')
+			g_string_append_printf(out, "%%%02X", *p);
+		else
+			g_string_append_c(out, (char)*p);
+	}
+}
+
+guint state_rec_hash(const char *body, gsize len)
+{
+	guint hash = 5381;
+
+	for (gsize i = 0; i < len; i++)
+		hash = (hash << 5) + hash + (guint)(signed char)body[i];
+	return hash;
+}
+
+static void rec_end(GString *out, gsize line_start)
+{
+	static const char hex[] = "0123456789abcdef";
+	guint hash = state_rec_hash(out->str + line_start, out->len - line_start);
+	char buf[12] = " #";
+
+	for (int i = 0; i < 8; i++)
+		buf[2 + i] = hex[(hash >> (28 - 4 * i)) & 0xf];
+	buf[10] = '\n';
+	g_string_append_len(out, buf, 11);
+}
+
+char *state_boot_id(void)
+{
+	char *id = NULL;
+
+	if (!g_file_get_contents("/proc/sys/kernel/random/boot_id", &id, NULL, NULL))
+		return g_strdup("");
+	return g_strstrip(id);
+}
+
+char *state_default_path(const char *mountpoint)
+{
+	char *abs = g_canonicalize_filename(mountpoint, NULL);
+	GString *name = g_string_new(NULL);
+
+	/* Only root may write in STATE_DIR. */
+	if (geteuid() == 0)
+		g_string_append(name, STATE_DIR "/");
+	else
+		g_string_append_printf(name, "%s/cgfused/", g_get_user_state_dir());
+
+	for (const char *p = abs + 1; *p; p++) {
+		if (*p == '/')
+			g_string_append_c(name, '-');
+		else if (*p == '-' || *p == '%')
+			g_string_append_printf(name, "%%%02X", *p);
+		else
+			g_string_append_c(name, *p);
+	}
+	if (!abs[1])
+		g_string_append(name, "-");	/* the root directory */
+	g_string_append(name, ".state");
+	g_free(abs);
+	return g_string_free(name, FALSE);
+}
+
+/* Records of the core's objects. */
+
+/* A group is named by its hierarchy and its path: " =root =path". */
+static void rec_group_name(GString *out, const struct cgroup *cgrp)
+{
+	char *path = cgroup_path(cgrp);
+
+	rec_str(out, cgrp->root->name);
+	rec_str(out, path);
+	g_free(path);
+}
+
+static void rec_group(GString *out, const char *type, const struct cgroup *cgrp)
+{
+	rec_begin(out, type);
+	rec_group_name(out, cgrp);
+}
+
+/* The same with the group's name made already (by rec_group_name(), in
+ * moves, where many records name one group). */
+static void rec_group_esc(GString *out, const char *type, const GString *group)
+{
+	rec_begin(out, type);
+	g_string_append_len(out, group->str, group->len);
+}
+
+static void rec_mkdir(GString *out, const struct cgroup *cgrp)
+{
+	gsize start = out->len;
+
+	rec_group(out, "mkdir", cgrp);
+	rec_num(out, cgrp->attr.mode & 07777);
+	rec_num(out, cgrp->creator_uid);
+	rec_num(out, cgrp->creator_gid);
+	rec_end(out, start);
+}
+
+static const char *file_name(const struct cgroup *cgrp, unsigned file)
+{
+	if (file == CG_DIR)
+		return "";
+	return ((const struct cg_file *)g_ptr_array_index(cgrp->root->files, file))->name;
+}
+
+static void rec_attr(GString *out, const struct cgroup *cgrp, unsigned file)
+{
+	gsize start = out->len;
+	struct cg_iattr attr;
+
+	cgroup_iattr(cgrp, file, &attr);
+	rec_group(out, "attr", cgrp);
+	rec_str(out, file_name(cgrp, file));
+	rec_num(out, attr.uid);
+	rec_num(out, attr.gid);
+	rec_num(out, attr.mode & 07777);
+	rec_end(out, start);
+}
+
+static void rec_write(GString *out, const struct cgroup *cgrp, unsigned file, const char *text)
+{
+	gsize start = out->len;
+
+	rec_group(out, "write", cgrp);
+	rec_str(out, file_name(cgrp, file));
+	rec_str(out, text);
+	rec_end(out, start);
+}
+
+static void rec_task(GString *out, const struct task *t, const GString *group)
+{
+	gsize start = out->len;
+
+	rec_group_esc(out, "task", group);
+	rec_num(out, (uint64_t)t->tid);
+	rec_num(out, t->ident.ino);
+	rec_num(out, t->joined_ns);
+	rec_end(out, start);
+}
+
+/* Snapshots. */
+
+static bool file_is_setting(const struct cgroup *cgrp, const struct cg_file *f)
+{
+	return cgroup_has_file(cgrp, f) && cftype_writable(f->cft) &&
+	       !(f->cft->flags & CFTYPE_NO_STATE);
+}
+
+/* A group and its settings, then its children's: a parent's cpuset
+ * allows its children's. */
+static void snapshot_group(GString *out, struct cgroup *cgrp, unsigned *nr)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+	GString *val = g_string_new(NULL);
+
+	if (cgrp->parent) {
+		rec_mkdir(out, cgrp);
+		++*nr;
+	}
+	/* Attributes that changed (kernfs_iattrs): a group's maker's own come
+	 * back with the mkdir. */
+	if (cgrp->attr.iattrs) {
+		rec_attr(out, cgrp, CG_DIR);
+		++*nr;
+	}
+	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
+		if (cgroup_iattr_own(cgrp, i)) {
+			rec_attr(out, cgrp, i);
+			++*nr;
+		}
+		if (!file_is_setting(cgrp, g_ptr_array_index(cgrp->root->files, i)))
+			continue;
+		g_string_truncate(val, 0);
+		if (cgroup_file_show(cgrp, i, val) == 0) {
+			rec_write(out, cgrp, i, val->str);
+			++*nr;
+		}
+	}
+	g_string_free(val, TRUE);
+	cgroup_for_each_child(child, &iter, cgrp)
+		snapshot_group(out, child, nr);
+}
+
+static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
+{
+	GString *group = g_string_new(NULL);
+	GHashTableIter iter;
+	struct task *t;
+
+	g_hash_table_iter_init(&iter, core->tasks);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
+		for (guint r = 0; r < core->roots->len; r++) {
+			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
+
+			if (cgrp && cgrp->parent) {
+				g_string_truncate(group, 0);
+				rec_group_name(group, cgrp);
+				rec_task(out, t, group);
+				++*nr;
+			}
+		}
+	}
+	g_string_free(group, TRUE);
+}
+
+static int write_all(int fd, const char *buf, gsize len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (gsize)n;
+	}
+	return 0;
+}
+
+static void log_header(GString *out, uint64_t generation)
+{
+	gsize start = rec_begin(out, STATE_LOG_MAGIC);
+
+	rec_num(out, STATE_VERSION);
+	rec_num(out, generation);
+	rec_end(out, start);
+}
+
+static int fsync_dir(const char *path)
+{
+	char *dir = g_path_get_dirname(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+
+	g_free(dir);
+	if (fd < 0)
+		return -errno;
+	if (fsync(fd) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Called locked: the whole state as generation generation + 1 into a
+ * temporary file, synced and renamed over FILE; then the log starts again
+ * with the new generation. A crash in between leaves a log of an older
+ * generation than the snapshot, which is ignored. */
+static int compact(struct cg_state *st)
+{
+	GString *out = g_string_new(NULL);
+	char *tmp = g_strconcat(st->path, ".tmp", NULL);
+	unsigned nr = 0;
+	gsize start = rec_begin(out, STATE_SNAPSHOT_MAGIC);
+	int fd, ret;
+
+	rec_num(out, STATE_VERSION);
+	rec_num(out, st->generation + 1);
+	rec_str(out, st->boot_id);
+	rec_end(out, start);
+	for (guint r = 0; r < st->core->roots->len; r++)
+		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(st->core->roots, r))->top,
+			       &nr);
+	snapshot_tasks(out, st->core, &nr);
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ret = fd < 0 ? -errno : write_all(fd, out->str, out->len);
+	if (ret == 0 && fsync(fd) < 0)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	if (ret == 0 && rename(tmp, st->path) < 0)
+		ret = -errno;
+	if (ret == 0)
+		ret = fsync_dir(st->path);
+	if (ret == 0) {
+		st->generation++;
+		st->snapshot_records = nr;
+		g_string_truncate(out, 0);
+		log_header(out, st->generation);
+		/* Synced by the sync thread: until then, a crash of the machine
+		 * leaves the older log, which the new snapshot makes ignored. */
+		ret = state_log_reset(&st->log, out->str, out->len);
+		g_atomic_int_set(&st->dirty, 1);
+		st->log_records = 0;
+	} else {
+		unlink(tmp);
+	}
+	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * st->snapshot_records);
+	if (ret) {
+		g_warning("state: cannot write %s: %s", st->path, g_strerror(-ret));
+		st->compact_at = st->log_records + STATE_COMPACT_MIN;	/* not at once again */
+	}
+	g_free(tmp);
+	g_string_free(out, TRUE);
+	return ret;
+}
+
+/* Called locked: one write(2) of whole records, before the change is
+ * answered; durable within a second (the sync thread). */
+static void append(struct cg_state *st, GString *recs, unsigned nr)
+{
+	int ret = state_log_append(&st->log, recs->str, recs->len);
+
+	if (ret && !st->write_failed)
+		g_warning("state: cannot append to %s: %s", st->log_path, g_strerror(-ret));
+	st->write_failed = ret != 0;
+	g_atomic_int_set(&st->dirty, 1);
+	st->log_records += nr;
+	/* A failed write may have left half a record, which would hide every
+	 * later one: a snapshot (which has the change) starts a new log. */
+	if (ret || st->log_records >= st->compact_at)
+		compact(st);
+}
+
+/* The observer hooks. */
+
+static void on_mkdir(void *data, struct cgroup *cgrp)
+{
+	struct cg_state *st = data;
+
+	g_string_truncate(st->buf, 0);
+	rec_mkdir(st->buf, cgrp);
+	append(st, st->buf, 1);
+}
+
+static void on_rmdir(void *data, struct cgroup *parent, const char *name)
+{
+	struct cg_state *st = data;
+	char *dir = cgroup_path(parent);
+	char *path = g_build_path("/", dir, name, NULL);
+
+	g_string_truncate(st->buf, 0);
+	rec_begin(st->buf, "rmdir");
+	rec_str(st->buf, parent->root->name);
+	rec_str(st->buf, path);
+	rec_end(st->buf, 0);
+	append(st, st->buf, 1);
+	g_free(path);
+	g_free(dir);
+}
+
+static void on_rename(void *data, struct cgroup *cgrp, const char *old_name)
+{
+	struct cg_state *st = data;
+
+	/* The group by its parent's path, its old name and its new one. */
+	g_string_truncate(st->buf, 0);
+	rec_group(st->buf, "rename", cgrp->parent);
+	rec_str(st->buf, old_name);
+	rec_str(st->buf, cgrp->name);
+	rec_end(st->buf, 0);
+	append(st, st->buf, 1);
+}
+
+static void on_write(void *data, struct cgroup *cgrp, unsigned file, const char *text)
+{
+	struct cg_state *st = data;
+
+	g_string_truncate(st->buf, 0);
+	rec_write(st->buf, cgrp, file, text);
+	append(st, st->buf, 1);
+}
+
+static void on_setattr(void *data, struct cgroup *cgrp, unsigned file)
+{
+	struct cg_state *st = data;
+
+	g_string_truncate(st->buf, 0);
+	rec_attr(st->buf, cgrp, file);
+	append(st, st->buf, 1);
+}
+
+/* One write(2) for all the moves of one attach: they all went to one group
+ * of root. A child that joined its parent's groups (root NULL) has a
+ * record per hierarchy. */
+static void on_move(void *data, struct task *const *tasks, unsigned n, const struct cg_root *root)
+{
+	struct cg_state *st = data;
+	unsigned nr = 0;
+
+	g_string_truncate(st->buf, 0);
+	for (guint r = 0; r < st->core->roots->len; r++) {
+		const struct cg_root *rt = g_ptr_array_index(st->core->roots, r);
+
+		if (root && rt != root)
+			continue;
+		/* The root group too: it undoes an older record. */
+		g_string_truncate(st->group, 0);
+		rec_group_name(st->group, css_set_cgroup(tasks[0]->cset, rt));
+		for (unsigned i = 0; i < n; i++, nr++)
+			rec_task(st->buf, tasks[i], st->group);
+	}
+	append(st, st->buf, nr);
+}
+
+/* The sync thread. */
+
+static gpointer sync_main(gpointer data)
+{
+	struct cg_state *st = data;
+
+	g_mutex_lock(&st->sync_lock);
+	while (!st->stop) {
+		gint64 until = g_get_monotonic_time() + G_TIME_SPAN_SECOND;
+
+		while (!st->stop && g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
+			;
+		if (g_atomic_int_compare_and_exchange(&st->dirty, 1, 0))
+			fdatasync(st->log.fd);
+	}
+	g_mutex_unlock(&st->sync_lock);
+	return NULL;
+}
+
+void state_sync_start(struct cg_state *st)
+{
+	st->sync_thread = g_thread_new("cgfused-state", sync_main, st);
+}
+
+/* Opening. */
+
+/* The log is ours (to write and trim) only once it is locked: a log
+ * another daemon holds is closed again at once. */
+static int lock_log(struct cg_state *st, GError **err)
+{
+	int fd = open(st->log_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno),
+			    "cannot open state log %s: %s", st->log_path, g_strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int e = errno;
+
+		close(fd);
+		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
+			    e == EWOULDBLOCK ? "state file %s is in use by another cgfused "
+			    "(each daemon needs its own: -o state=FILE)" : "cannot lock %s: %s",
+			    st->path, g_strerror(e));
+		return -1;
+	}
+	st->log.fd = fd;
+	return 0;
+}
+
+/* Said only when something was left out: a normal start is quiet. */
+static void report_load(const struct cg_state *st, const struct state_load *load)
+{
+	GString *what = g_string_new(NULL);
+
+	if (load->torn)
+		g_string_append(what, "; a torn or damaged line (and what followed) ignored");
+	if (load->log_ignored)
+		g_string_append(what, "; a log of another generation ignored");
+	if (load->tasks_ignored)
+		g_string_append(what, "; members not restored: the machine rebooted");
+	if (what->len)
+		g_message("state %s: %u records applied, %u refused%s", st->path, load->applied,
+			  load->refused, what->str);
+	g_string_free(what, TRUE);
+}
+
+struct cg_state *state_open(struct cg_core *core, const char *path, const char *boot_id,
+			    GError **err)
+{
+	struct cg_state *st = g_new0(struct cg_state, 1);
+	struct state_load load = { 0 };
+	int ret;
+
+	st->core = core;
+	st->log.fd = -1;
+	st->buf = g_string_sized_new(4096);
+	st->group = g_string_new(NULL);
+	/* Absolute: a daemon that detaches itself moves to "/". */
+	st->path = g_canonicalize_filename(path, NULL);
+	st->log_path = g_strconcat(st->path, ".log", NULL);
+	st->boot_id = boot_id ? g_strdup(boot_id) : state_boot_id();
+	g_mutex_init(&st->sync_lock);
+	g_cond_init(&st->sync_cond);
+	st->observer = (struct cg_observer){
+		.data = st, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
+		.write = on_write, .setattr = on_setattr, .move = on_move,
+	};
+	if (lock_log(st, err) < 0) {
+		state_free(st);
+		return NULL;
+	}
+	ret = state_replay(core, st->path, st->boot_id, &load);
+	if (ret < 0) {
+		const char *file = load.bad_log ? st->log_path : st->path;
+
+		if (ret == -EBADMSG)
+			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not a cgfused "
+				    "state file (or is damaged); left as it is: move it away or "
+				    "choose another with -o state=FILE", file);
+		else
+			g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
+				    "cannot read state %s: %s", file, g_strerror(-ret));
+		state_free(st);
+		return NULL;
+	}
+	st->generation = load.generation;
+	report_load(st, &load);
+	g_mutex_lock(&core->lock);
+	/* The replayed state becomes the snapshot, from this boot. */
+	if (compact(st) < 0) {
+		g_mutex_unlock(&core->lock);
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write state %s", path);
+		state_free(st);
+		return NULL;
+	}
+	core->observer = &st->observer;
+	g_mutex_unlock(&core->lock);
+	/* The replay parsed every record before applying them (tens of MiB
+	 * for a long log), all freed now but left resident inside malloc's
+	 * arena: give the whole free pages back. */
+	malloc_trim(0);
+	return st;
+}
+
+int state_snapshot(struct cg_state *st)
+{
+	int ret;
+
+	g_mutex_lock(&st->core->lock);
+	task_catch_up(st->core);	/* exited members are not saved */
+	ret = compact(st);
+	g_mutex_unlock(&st->core->lock);
+	return ret;
+}
+
+void state_free(struct cg_state *st)
+{
+	if (st->sync_thread) {
+		g_mutex_lock(&st->sync_lock);
+		st->stop = true;
+		g_cond_signal(&st->sync_cond);
+		g_mutex_unlock(&st->sync_lock);
+		g_thread_join(st->sync_thread);
+	}
+	g_mutex_lock(&st->core->lock);
+	if (st->core->observer == &st->observer)
+		st->core->observer = NULL;
+	g_mutex_unlock(&st->core->lock);
+	if (st->log.fd >= 0) {
+		/* The log's zero tail goes; if it cannot, the reader stops at it. */
+		if (state_log_close(&st->log) < 0)
+			g_warning("state: cannot trim %s", st->log_path);
+		close(st->log.fd);	/* and the lock goes */
+	}
+	g_mutex_clear(&st->sync_lock);
+	g_cond_clear(&st->sync_cond);
+	g_string_free(st->buf, TRUE);
+	g_string_free(st->group, TRUE);
+	g_free(st->boot_id);
+	g_free(st->log_path);
+	g_free(st->path);
+	g_free(st);
+}
+
+unsigned state_log_records(const struct cg_state *st)
+{
+	return st->log_records;
+}
+
+unsigned state_snapshot_records(const struct cg_state *st)
+{
+	return st->snapshot_records;
+}

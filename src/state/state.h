@@ -1,0 +1,64 @@
+/* State that survives the daemon: every group, its control files' values,
+ * owners and modes, and every membership, kept in FILE (a snapshot) and
+ * FILE.log (the changes since, appended by the core's observer hooks before
+ * each change is answered). See docs/design.md, "State".
+ *
+ * One record per line: a type, fields that are decimal numbers or
+ * '='-prefixed %-escaped strings, and " #" with the g_str_hash of what
+ * precedes it, in hex. Each file starts with a header line carrying the
+ * generation; the snapshot's also carries the boot id, without which
+ * pidfs inodes (task identities) mean nothing. */
+#ifndef CGFUSED_STATE_H
+#define CGFUSED_STATE_H
+
+#include <glib.h>
+#include <stdint.h>
+
+#include "core/cgroup.h"
+
+#define STATE_DIR "/var/lib/cgfused"
+#define STATE_VERSION 1
+#define STATE_SNAPSHOT_MAGIC "cgfused-state"
+#define STATE_LOG_MAGIC "cgfused-log"
+/* Compaction: the log has this many records and 4x the snapshot's. */
+#define STATE_COMPACT_MIN 4096
+#define STATE_COMPACT_RATIO 4
+
+struct cg_state;
+
+/* STATE_DIR/<mount point, '/' as '-', '%' and '-' %-escaped>.state for
+ * the absolute path of mountpoint; for a user other than root, in
+ * cgfused/ under their XDG state directory instead. */
+char *state_default_path(const char *mountpoint);
+
+/* Takes FILE for this daemon (a lock on FILE.log: a second daemon fails),
+ * replays what it holds into core (release agents do not run meanwhile),
+ * lets children forked while no daemon ran join their parents' groups,
+ * writes a fresh snapshot and from then on logs every change. boot_id NULL
+ * reads the machine's. NULL with err set on failure. */
+struct cg_state *state_open(struct cg_core *core, const char *path, const char *boot_id,
+			    GError **err);
+
+/* Starts the thread that fdatasyncs the log once a second if it changed
+ * (after the daemon's fork). */
+void state_sync_start(struct cg_state *st);
+
+/* Writes a full snapshot and empties the log (a clean stop). 0 or -errno. */
+int state_snapshot(struct cg_state *st);
+
+/* Stops logging, closes the files and lets the lock go: without
+ * state_snapshot() first, what a kill -9 leaves. */
+void state_free(struct cg_state *st);
+
+/* How many records the log and the last snapshot hold. */
+unsigned state_log_records(const struct cg_state *st);
+unsigned state_snapshot_records(const struct cg_state *st);
+
+/* The checksum of a record's body (what precedes " #"): g_str_hash()'s
+ * djb2, over len bytes. */
+guint state_rec_hash(const char *body, gsize len);
+
+/* The machine's boot id (/proc/sys/kernel/random/boot_id), or "". */
+char *state_boot_id(void);
+
+#endif
