@@ -24,6 +24,7 @@
 #include "alloc/alloc.h"
 #include "alloc/alloc_thread.h"
 #include "core/task_watch.h"
+#include "v1/face.h"
 
 #define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
 
@@ -256,7 +257,8 @@ int main(int argc, char *argv[])
 		nr++;
 	core = cg_core_new(cgfused_controllers, nr, kf);
 	for (guint i = 0; i < masks->len; i++) {
-		struct cg_root *root = cg_root_new(core, g_array_index(masks, unsigned, i),
+		struct cg_root *root = cg_root_new(core, &cgroup1_face,
+						   g_array_index(masks, unsigned, i),
 						   conf.clone_children);
 
 		if (geteuid() != 0)

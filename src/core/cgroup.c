@@ -4,8 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/cgroup_files.h"
+#include "core/cgfused_stat.h"
 #include "core/css_set.h"
+#include "core/face.h"
 #include "v1/release_agent.h"
 #include "core/task.h"
 
@@ -59,14 +60,14 @@ static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent,
 		.mtime_ns = cgrp->ctime_ns,
 		.ctime_ns = cgrp->ctime_ns,
 	};
-	if (parent)
-		cgrp->flags = parent->flags & (CGRP_NOTIFY_ON_RELEASE | CGRP_CPUSET_CLONE_CHILDREN);
 	cgrp->self.cgroup = cgrp;
 	cgrp->self.ssid = -1;
 	cgrp->self.parent = parent ? &parent->self : NULL;
 	cgrp->self.refcnt = 1;
 	if (parent)
 		css_get(&parent->self);
+	if (parent && root->face->mkdir)
+		root->face->mkdir(cgrp);
 
 	for (unsigned i = 0; i < core->nr_subsys; i++) {
 		const struct cgroup_subsys *ss = core->subsys[i];
@@ -172,24 +173,37 @@ static void add_root(struct cg_core *core, struct cg_root *root)
 	core->init_css_set = find_css_set(core, subsys);
 }
 
-struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clone_children)
+static void add_files(struct cg_root *root, const struct cftype *files,
+		      const struct cgroup_subsys *ss, int ssid)
+{
+	for (const struct cftype *cft = files; cft && cft->name; cft++)
+		add_file(root, cft, ss, ssid);
+}
+
+/* The files in the order every directory lists them: the face's, ours,
+ * then each controller's table that the face shows. */
+struct cg_root *cg_root_new(struct cg_core *core, const struct cg_face *face,
+			    unsigned subsys_mask, bool clone_children)
 {
 	struct cg_root *root = g_new0(struct cg_root, 1);
 	GString *name = g_string_new(NULL);
 
 	g_assert(subsys_mask != 0);
 	root->core = core;
+	root->face = face;
 	root->index = core->roots->len;
 	root->subsys_mask = subsys_mask;
 	root->files = g_ptr_array_new();
 	root->release_agent = g_strdup("");
-	cgroup_files_add_core(root, add_file);
+	add_files(root, face->base_files, NULL, -1);
+	add_files(root, cgfused_files, NULL, -1);
 	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+
 		if (!(subsys_mask & (1u << i)))
 			continue;
-		g_string_append_printf(name, "%s%s", name->len ? "," : "", core->subsys[i]->name);
-		for (const struct cftype *cft = core->subsys[i]->files; cft && cft->name; cft++)
-			add_file(root, cft, core->subsys[i], (int)i);
+		g_string_append_printf(name, "%s%s", name->len ? "," : "", ss->name);
+		add_files(root, face->dfl ? ss->dfl_files : ss->legacy_files, ss, (int)i);
 	}
 	root->name = g_string_free(name, FALSE);
 	g_mutex_lock(&core->lock);
@@ -452,8 +466,8 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	return ret;
 }
 
-/* cgroup1_rename() and kernfs once the VFS agreed: only within the
- * parent, never onto an existing name. */
+/* The face's rule and kernfs once the VFS agreed: never onto an
+ * existing name. */
 static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const char *new_name,
 			 const struct cg_cred *cred)
 {
@@ -462,10 +476,9 @@ static int cgroup_rename(struct cgroup *cgrp, struct cgroup *new_parent, const c
 
 	if (strlen(new_name) > CG_NAME_MAX)
 		return -ENAMETOOLONG;	/* getname(), before anything */
-	if (strchr(new_name, '\n'))
-		return -EINVAL;
-	if (new_parent != parent)
-		return -EIO;
+	ret = cgrp->root->face->rename(cgrp, new_parent, new_name);
+	if (ret)
+		return ret;
 	if (strcmp(cgrp->name, new_name) == 0)
 		return 0;
 	if (cgroup_file_by_name(parent, new_name, NULL))
@@ -498,6 +511,8 @@ int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
 	/* may_create() in the new parent */
 	if (ret == 0 && iattr_permission(&new_parent->attr, cred, MAY_WRITE | MAY_EXEC))
 		ret = -EACCES;
+	if (ret == 0 && !parent->root->face->rename)
+		ret = -EPERM;	/* kernfs without a rename operation */
 	if (ret == 0)
 		ret = cgrp ? cgroup_rename(cgrp, new_parent, new_name, cred) : -ENOTDIR;
 	g_mutex_unlock(&core->lock);

@@ -26,6 +26,7 @@
 #define CG_DIR UINT_MAX		/* as a file index: the cgroup's directory itself */
 
 struct cg_core;
+struct cg_face;
 struct cg_root;
 struct cgroup;
 struct allocator;
@@ -53,7 +54,11 @@ struct cgroup_subsys {
 	void (*css_free)(struct css *css);
 	/* May veto moving tasks into css: 0 or -errno (e.g. cpuset's ENOSPC). */
 	int (*can_attach)(struct css *css);
-	const struct cftype *files;	/* terminated by an entry with name NULL */
+	/* Its files, each table terminated by an entry with name NULL (or
+	 * NULL: none): on a v1 hierarchy and on the default (v2) one, as the
+	 * kernel's legacy_cftypes and dfl_cftypes. The face picks one. */
+	const struct cftype *legacy_files;
+	const struct cftype *dfl_files;
 	/* For the allocator: the CFS weight (cpu.shares) of the css's group. */
 	uint64_t (*weight)(struct css *css);
 	/* For the allocator: the CPUs the css's tasks may run on. */
@@ -82,6 +87,7 @@ struct cg_file {
 /* A hierarchy (the kernel's cgroup_root). */
 struct cg_root {
 	struct cg_core *core;
+	const struct cg_face *face;	/* its files and rules (core/face.h) */
 	unsigned index;			/* position in core->roots */
 	unsigned subsys_mask;		/* bit i: core->subsys[i] is bound here */
 	char *name;			/* "cpu,cpuacct,cpuset" */
@@ -156,11 +162,13 @@ struct cg_core {
 };
 
 /* Creating the model. A hierarchy binds the controllers named in subsys_mask
- * (bits index the array given to cg_core_new). Hierarchies may be added only
- * before the first task is attached. */
+ * (bits index the array given to cg_core_new) and shows them through face
+ * (v1: cgroup1_face, src/v1/face.h). Hierarchies may be added only before
+ * the first task is attached. */
 struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned nr,
 			    struct kfacade *kf);
-struct cg_root *cg_root_new(struct cg_core *core, unsigned subsys_mask, bool clone_children);
+struct cg_root *cg_root_new(struct cg_core *core, const struct cg_face *face,
+			    unsigned subsys_mask, bool clone_children);
 void cg_core_free(struct cg_core *core);
 
 /* The longest write any control file of any hierarchy takes. */

@@ -223,6 +223,6 @@ const struct cgroup_subsys cpu_cgrp_subsys = {
 	.name = "cpu",
 	.css_alloc = cpu_css_alloc,
 	.css_free = cpu_css_free,
-	.files = cpu_legacy_files,
+	.legacy_files = cpu_legacy_files,
 	.weight = cpu_weight,
 };

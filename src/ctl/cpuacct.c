@@ -233,6 +233,6 @@ const struct cgroup_subsys cpuacct_cgrp_subsys = {
 	.css_alloc = cpuacct_css_alloc,
 	.css_online = cpuacct_css_online,
 	.css_free = cpuacct_css_free,
-	.files = cpuacct_files,
+	.legacy_files = cpuacct_files,
 	.charge = cpuacct_charge,
 };

@@ -224,6 +224,6 @@ const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.css_online = cpuset_css_online,
 	.css_free = cpuset_css_free,
 	.can_attach = cpuset_can_attach,
-	.files = cpuset_legacy_files,
+	.legacy_files = cpuset_legacy_files,
 	.cpus = cpuset_cpus,
 };

@@ -8,6 +8,7 @@
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "test-env.h"
+#include "v1/face.h"
 
 const struct cg_cred root_cred = { .pid = 1 };
 
@@ -36,12 +37,12 @@ void env_setup_full(struct env *e, bool two_hierarchies, bool clone_children)
 	e->fk = fake_kf_new();
 	e->core = cg_core_new(cgfused_controllers, nr_controllers(), fake_kf_facade(e->fk));
 	if (!two_hierarchies) {
-		e->root[0] = cg_root_new(e->core, ctl_bit("cpu") | ctl_bit("cpuacct") |
-					 ctl_bit("cpuset"), clone_children);
+		e->root[0] = cg_root_new(e->core, &cgroup1_face, ctl_bit("cpu") |
+					 ctl_bit("cpuacct") | ctl_bit("cpuset"), clone_children);
 	} else {
-		e->root[0] = cg_root_new(e->core, ctl_bit("cpu") | ctl_bit("cpuacct"),
+		e->root[0] = cg_root_new(e->core, &cgroup1_face, ctl_bit("cpu") | ctl_bit("cpuacct"),
 					 clone_children);
-		e->root[1] = cg_root_new(e->core, ctl_bit("cpuset"), clone_children);
+		e->root[1] = cg_root_new(e->core, &cgroup1_face, ctl_bit("cpuset"), clone_children);
 		e->top[1] = e->root[1]->top->id;
 	}
 	e->top[0] = e->root[0]->top->id;

@@ -17,6 +17,7 @@
 #include "state/state_log.h"
 #include "state/state_replay.h"
 #include "test-env.h"
+#include "v1/face.h"
 
 #define BOOT "boot-1"
 
@@ -65,7 +66,7 @@ static void st_restart(struct st_env *s, const char *boot)
 		nr++;
 	s->e.core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(s->e.fk));
 	for (unsigned r = 0; r < 2 && masks[r]; r++) {
-		s->e.root[r] = cg_root_new(s->e.core, masks[r], true);
+		s->e.root[r] = cg_root_new(s->e.core, &cgroup1_face, masks[r], true);
 		s->e.top[r] = s->e.root[r]->top->id;
 	}
 	s->st = state_open(s->e.core, s->path, boot, &err);

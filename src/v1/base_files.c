@@ -1,12 +1,12 @@
-/* The core's control files (kernel/cgroup/cgroup-v1.c). */
-#include "core/cgroup_files.h"
+/* The v1 face's base files (kernel/cgroup/cgroup-v1.c cgroup1_base_files),
+ * through what core/face.h gives a face. */
+#include "v1/base_files.h"
 
 #include <errno.h>
-#include <malloc.h>
 #include <stdio.h>
+#include <string.h>
 
-#include "alloc/alloc.h"
-#include "core/attach.h"
+#include "core/face.h"
 #include "lib/kparse.h"
 #include "v1/release_agent.h"
 
@@ -66,37 +66,35 @@ static int cgroup_procs_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 
 static uint64_t flag_read(struct css *css, const struct cftype *cft)
 {
-	return (css->cgroup->flags & (unsigned)cft->private) != 0;
+	return cgroup_flag(css->cgroup, (unsigned)cft->private);
 }
 
 static int flag_write(struct css *css, const struct cftype *cft, uint64_t val)
 {
-	if (val)
-		css->cgroup->flags |= (unsigned)cft->private;
-	else
-		css->cgroup->flags &= ~(unsigned)cft->private;
+	cgroup_set_flag(css->cgroup, (unsigned)cft->private, val != 0);
 	return 0;
 }
 
 static int release_agent_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	(void)cft;
-	g_string_append_printf(out, "%s\n", css->cgroup->root->release_agent);
+	g_string_append_printf(out, "%s\n", cgroup_release_agent(css->cgroup));
 	return 0;
 }
 
 static int release_agent_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 {
-	struct cg_root *root = ctx->css->cgroup->root;
+	struct cgroup *cgrp = ctx->css->cgroup;
+	char *agent = kstrstrip(buf);
 
 	(void)nbytes;
 	/* The agent runs with the daemon's rights: whoever owns the file, only
 	 * root (the kernel asks for CAP_SYS_ADMIN since 5.17) or the daemon's
 	 * own user, who made the hierarchy's root, may set it. */
-	if (ctx->cred->uid != 0 && ctx->cred->uid != root->top->creator_uid)
+	if (ctx->cred->uid != 0 && ctx->cred->uid != cgroup_root_owner(cgrp))
 		return -EPERM;
-	g_free(root->release_agent);
-	root->release_agent = g_strndup(kstrstrip(buf), RELEASE_AGENT_MAX - 1);
+	agent[strnlen(agent, RELEASE_AGENT_MAX - 1)] = '\0';
+	cgroup_set_release_agent(cgrp, agent);
 	return 0;
 }
 
@@ -115,29 +113,8 @@ static int sane_behavior_show(struct css *css, const struct cftype *cft, GString
 	return 0;
 }
 
-/* What cgfused itself is doing: not a kernel file. */
-static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString *out)
-{
-	struct cg_core *core = css->cgroup->root->core;
-	struct mallinfo2 mi = mallinfo2();
-
-	(void)cft;
-	task_catch_up(core);
-	/* The heap (all arenas): allocated, kept free by malloc, and mapped
-	 * apart (large blocks); the soak test tells growth from fragmentation
-	 * with them. */
-	g_string_append_printf(out, "tracked_tasks %u\ncss_sets %u\nlost_event_resyncs %"
-			       G_GUINT64_FORMAT "\nheap_in_use_bytes %zu\nheap_free_bytes %zu\n"
-			       "heap_mmap_bytes %zu\n",
-			       g_hash_table_size(core->tasks), g_hash_table_size(core->css_sets),
-			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
-	if (core->alloc)
-		alloc_stat_show(core->alloc, out);
-	return 0;
-}
-
 /* In the kernel's order. The flag files name their flag in .private. */
-static const struct cftype cgroup_core_files[] = {
+const struct cftype cgroup1_base_files[] = {
 	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE, .seq_show = procs_seq_show, .write = cgroup_procs_write },
 	{ .name = "cgroup.clone_children", .private = CGRP_CPUSET_CLONE_CHILDREN,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
@@ -148,12 +125,5 @@ static const struct cftype cgroup_core_files[] = {
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "release_agent", .flags = CFTYPE_ONLY_ON_ROOT,
 	  .max_write_len = release_agent_max_write_len, .seq_show = release_agent_show, .write = release_agent_write },
-	{ .name = "cgfused.stat", .flags = CFTYPE_ONLY_ON_ROOT, .seq_show = cgfused_stat_show },
 	{ 0 }
 };
-
-void cgroup_files_add_core(struct cg_root *root, cg_add_file_fn add)
-{
-	for (const struct cftype *cft = cgroup_core_files; cft->name; cft++)
-		add(root, cft, NULL, -1);
-}

@@ -1,0 +1,11 @@
+/* The v1 (legacy) face: the controllers' legacy files after the v1 base
+ * files, renames only within a parent, and flags a new group takes from
+ * its parent. main.c gives it to every hierarchy. */
+#ifndef CGFUSED_V1_FACE_H
+#define CGFUSED_V1_FACE_H
+
+#include "core/face.h"
+
+extern const struct cg_face cgroup1_face;
+
+#endif
