@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "core/cgroup.h"
+#include "core/cgroup_lookup.h"
 
 #define FS_SLOT_BITS 7
 #define FS_TOP_INO FUSE_ROOT_ID
@@ -25,12 +26,6 @@
 G_STATIC_ASSERT(sizeof(fuse_ino_t) >= sizeof(uint64_t));
 
 enum node_kind { NODE_NONE, NODE_TOP, NODE_DIR, NODE_FILE };
-
-struct node {
-	enum node_kind kind;
-	struct cgroup *cgrp;		/* NODE_DIR, NODE_FILE */
-	unsigned file;			/* NODE_FILE */
-};
 
 /* An open control file: the content of the last read from offset 0 (the
  * kernel's seq_file makes its snapshot then too), and who opened it: a
@@ -81,47 +76,40 @@ static gid_t *req_cred(fuse_req_t req, struct cg_cred *cred)
 
 static bool single_hierarchy(struct cg_core *core)
 {
-	return core->roots->len == 1;
+	return cg_nr_hierarchies(core) == 1;
 }
 
-static fuse_ino_t dir_ino(const struct cgroup *cgrp)
+static fuse_ino_t dir_ino(uint64_t id)
 {
-	if (!cgrp->parent && single_hierarchy(cgrp->root->core))
-		return FS_TOP_INO;
-	return (fuse_ino_t)cgrp->id << FS_SLOT_BITS;
+	return (fuse_ino_t)id << FS_SLOT_BITS;
 }
 
-static fuse_ino_t file_ino(const struct cgroup *cgrp, unsigned file)
+/* The inode of a directory or file; single: whether there is one
+ * hierarchy (its root is then the top). */
+static fuse_ino_t ref_ino(const struct cg_ref *ref, bool single)
 {
-	return ((fuse_ino_t)cgrp->id << FS_SLOT_BITS) | (file + 1);
+	if (ref->file != CG_DIR)
+		return dir_ino(ref->id) | (ref->file + 1);
+	return ref->root && single ? FS_TOP_INO : dir_ino(ref->id);
 }
 
-/* Called locked. */
-static struct node resolve(struct cg_core *core, fuse_ino_t ino)
+/* What an inode is: the directory of hierarchies, or a live cgroup's
+ * directory or file (then *n is what the core says of it). */
+static enum node_kind resolve(struct cg_core *core, fuse_ino_t ino, struct cg_node *n)
 {
-	struct node n = { NODE_NONE, NULL, 0 };
 	unsigned slot = ino & ((1u << FS_SLOT_BITS) - 1);
+	uint64_t id = ino >> FS_SLOT_BITS;
+	unsigned file = slot ? slot - 1 : CG_DIR;
 
 	if (ino == FS_TOP_INO) {
-		if (!single_hierarchy(core)) {
-			n.kind = NODE_TOP;
-			return n;
-		}
-		n.kind = NODE_DIR;
-		n.cgrp = ((struct cg_root *)g_ptr_array_index(core->roots, 0))->top;
-		return n;
+		if (!single_hierarchy(core))
+			return NODE_TOP;
+		cg_hierarchy(core, 0, NULL, &id);
+		file = CG_DIR;
 	}
-	n.cgrp = cgroup_by_id(core, ino >> FS_SLOT_BITS);
-	if (!n.cgrp)
-		return n;
-	if (slot == 0) {
-		n.kind = NODE_DIR;
-	} else if (slot - 1 < n.cgrp->root->files->len &&
-		   cgroup_has_file(n.cgrp, g_ptr_array_index(n.cgrp->root->files, slot - 1))) {
-		n.kind = NODE_FILE;
-		n.file = slot - 1;
-	}
-	return n;
+	if (cg_node_get(core, id, file, n) < 0)
+		return NODE_NONE;
+	return file == CG_DIR ? NODE_DIR : NODE_FILE;
 }
 
 /* What is not a cgroup's: the directory of hierarchies, and what fstat
@@ -145,42 +133,38 @@ static void fill_iattr(struct stat *st, const struct cg_iattr *a)
 	st->st_ctim.tv_nsec = a->ctime_ns % 1000000000;
 }
 
-/* Called locked. Owner, mode and times are the core's; directories have
- * nlink 2 + subgroups, files size 0. */
-static void node_stat(struct cg_core *core, fuse_ino_t ino, const struct node *n, struct stat *st)
+/* Owner, mode and times are the core's; directories have nlink 2 +
+ * subgroups, files size 0. */
+static void node_stat(struct cg_core *core, fuse_ino_t ino, enum node_kind kind,
+		      const struct cg_node *n, struct stat *st)
 {
 	struct cg_iattr a;
 
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
-	switch (n->kind) {
+	switch (kind) {
 	case NODE_TOP:
 		a = daemon_iattr(S_IFDIR | 0555);
 		fill_iattr(st, &a);
-		st->st_nlink = 2 + core->roots->len;
+		st->st_nlink = 2 + cg_nr_hierarchies(core);
 		break;
 	case NODE_DIR:
-		cgroup_iattr(n->cgrp, CG_DIR, &a);
-		fill_iattr(st, &a);
-		st->st_nlink = 2 + g_hash_table_size(n->cgrp->children);
-		break;
 	case NODE_FILE:
-		cgroup_iattr(n->cgrp, n->file, &a);
-		fill_iattr(st, &a);
-		st->st_nlink = 1;
+		fill_iattr(st, &n->attr);
+		st->st_nlink = n->nlink;
 		break;
 	case NODE_NONE:
 		break;
 	}
 }
 
-static void reply_entry(fuse_req_t req, struct cg_core *core, fuse_ino_t ino, const struct node *n)
+static void reply_entry(fuse_req_t req, struct cg_core *core, const struct cg_node *n)
 {
 	struct fuse_entry_param e = { 0 };
 
-	e.ino = ino;
+	e.ino = ref_ino(&n->ref, single_hierarchy(core));
 	e.attr_timeout = e.entry_timeout = FS_CACHE_TIMEOUT;
-	node_stat(core, ino, n, &e.attr);
+	node_stat(core, e.ino, n->ref.file == CG_DIR ? NODE_DIR : NODE_FILE, n, &e.attr);
 	fuse_reply_entry(req, &e);
 }
 
@@ -223,39 +207,27 @@ static void cgfs_init(void *userdata, struct fuse_conn_info *conn)
 static void cgfs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cg_core *core = req_core(req);
-	struct node p, n = { NODE_NONE, NULL, 0 };
-	fuse_ino_t ino = 0;
+	struct cg_node p, n;
+	enum node_kind kind = resolve(core, parent, &p);
+	const char *hname;
+	uint64_t top;
+	int ret = -ENOENT;
 
-	g_mutex_lock(&core->lock);
-	p = resolve(core, parent);
-	if (p.kind == NODE_TOP) {
-		for (unsigned r = 0; r < core->roots->len; r++) {
-			struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-			if (strcmp(root->name, name) == 0) {
-				n = (struct node){ NODE_DIR, root->top, 0 };
-				ino = dir_ino(root->top);
-			}
-		}
-	} else if (p.kind == NODE_DIR) {
-		struct cgroup *child = cgroup_child(p.cgrp, name);
-		unsigned file;
-
-		if (child) {
-			n = (struct node){ NODE_DIR, child, 0 };
-			ino = dir_ino(child);
-		} else if (cgroup_file_by_name(p.cgrp, name, &file)) {
-			n = (struct node){ NODE_FILE, p.cgrp, file };
-			ino = file_ino(p.cgrp, file);
-		}
+	if (kind == NODE_TOP) {
+		for (unsigned r = 0; cg_hierarchy(core, r, &hname, &top) == 0; r++)
+			if (strcmp(hname, name) == 0)
+				ret = cg_node_get(core, top, CG_DIR, &n);
+	} else if (kind == NODE_DIR) {
+		ret = cg_node_lookup(core, p.ref.id, name, &n);
+		if (ret == -ENODEV)	/* removed since resolved */
+			kind = NODE_NONE;
 	}
-	if (p.kind == NODE_NONE || p.kind == NODE_FILE)
-		fuse_reply_err(req, p.kind == NODE_FILE ? ENOTDIR : ENOENT);
-	else if (n.kind == NODE_NONE)
+	if (kind == NODE_NONE || kind == NODE_FILE)
+		fuse_reply_err(req, kind == NODE_FILE ? ENOTDIR : ENOENT);
+	else if (ret < 0)
 		reply_negative_entry(req);
 	else
-		reply_entry(req, core, ino, &n);
-	g_mutex_unlock(&core->lock);
+		reply_entry(req, core, &n);
 }
 
 static void cgfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
@@ -268,22 +240,19 @@ static void cgfs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 
 /* fstat of a file or directory still open after its group was removed
  * works on the kernel's cgroupfs; the kernel asks us then (after a read,
- * for atime). Called locked. */
+ * for atime). */
 static bool stat_removed(struct cg_core *core, fuse_ino_t ino, struct stat *st)
 {
-	struct cg_root *root = cgroup_id_root(core, ino >> FS_SLOT_BITS);
 	unsigned slot = ino & ((1u << FS_SLOT_BITS) - 1);
-
+	unsigned mode;
 	struct cg_iattr a;
 
-	if (!root || (slot && slot - 1 >= root->files->len))
+	if (cg_node_gone_mode(core, ino >> FS_SLOT_BITS, slot ? slot - 1 : CG_DIR, &mode) < 0)
 		return false;
 	memset(st, 0, sizeof(*st));
 	st->st_ino = ino;
 	if (slot) {
-		const struct cg_file *f = g_ptr_array_index(root->files, slot - 1);
-
-		a = daemon_iattr(S_IFREG | cftype_mode(f->cft));
+		a = daemon_iattr(S_IFREG | mode);
 		st->st_nlink = 1;
 	} else {
 		a = daemon_iattr(S_IFDIR | 0755);
@@ -296,16 +265,16 @@ static bool stat_removed(struct cg_core *core, fuse_ino_t ino, struct stat *st)
 static void cgfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cg_core *core = req_core(req);
-	struct node n;
+	struct cg_node n;
+	enum node_kind kind = resolve(core, ino, &n);
 	struct stat st;
-	bool found;
+	bool found = true;
 
 	(void)fi;
-	g_mutex_lock(&core->lock);
-	n = resolve(core, ino);
-	node_stat(core, ino, &n, &st);
-	found = n.kind != NODE_NONE || stat_removed(core, ino, &st);
-	g_mutex_unlock(&core->lock);
+	if (kind != NODE_NONE)
+		node_stat(core, ino, kind, &n, &st);
+	else
+		found = stat_removed(core, ino, &st);
 	if (!found)
 		fuse_reply_err(req, ENOENT);
 	else
@@ -316,16 +285,14 @@ static void cgfs_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
  * the file's index. */
 static enum node_kind node_ref(struct cg_core *core, fuse_ino_t ino, uint64_t *id, unsigned *file)
 {
-	struct node n;
+	struct cg_node n;
+	enum node_kind kind = resolve(core, ino, &n);
 
-	g_mutex_lock(&core->lock);
-	n = resolve(core, ino);
-	if (n.kind == NODE_DIR || n.kind == NODE_FILE) {
-		*id = n.cgrp->id;
-		*file = n.kind == NODE_FILE ? n.file : CG_DIR;
+	if (kind == NODE_DIR || kind == NODE_FILE) {
+		*id = n.ref.id;
+		*file = n.ref.file;
 	}
-	g_mutex_unlock(&core->lock);
-	return n.kind;
+	return kind;
 }
 
 static int64_t timespec_ns(const struct timespec *ts)
@@ -376,15 +343,12 @@ static void cgfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 
 static void reply_new_dir(fuse_req_t req, struct cg_core *core, uint64_t id)
 {
-	struct node n;
+	struct cg_node n;
 
-	g_mutex_lock(&core->lock);
-	n = resolve(core, (fuse_ino_t)id << FS_SLOT_BITS);
-	if (n.kind == NODE_DIR)
-		reply_entry(req, core, dir_ino(n.cgrp), &n);
+	if (cg_node_get(core, id, CG_DIR, &n) == 0)
+		reply_entry(req, core, &n);
 	else	/* removed by another caller in between */
 		fuse_reply_err(req, ENOENT);
-	g_mutex_unlock(&core->lock);
 }
 
 /* The cgroup id behind a directory inode, or an errno for what the kernel
@@ -609,11 +573,26 @@ static void cgfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	fuse_reply_err(req, 0);
 }
 
+/* A directory's listing while opendir makes it; single: as for ref_ino(). */
+struct listing {
+	GArray *entries;		/* struct dir_entry */
+	bool single;
+};
+
 static void add_entry(GArray *entries, const char *name, fuse_ino_t ino, mode_t mode)
 {
 	struct dir_entry e = { g_strdup(name), ino, mode };
 
 	g_array_append_val(entries, e);
+}
+
+/* Called locked (cg_readdir()): copies the name. */
+static void fill_entry(void *data, const char *name, const struct cg_ref *ref)
+{
+	struct listing *l = data;
+
+	add_entry(l->entries, name, ref_ino(ref, l->single),
+		  ref->file == CG_DIR ? S_IFDIR : S_IFREG);
 }
 
 static void free_entry(gpointer p)
@@ -628,65 +607,45 @@ static void cgfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	struct cg_core *core = req_core(req);
 	struct cg_cred cred;
 	g_autofree gid_t *groups = req_cred(req, &cred);
-	GArray *entries;
-	struct node n;
-	uint64_t id;
-	unsigned file;
+	struct listing l = { .single = single_hierarchy(core) };
+	struct cg_node n;
+	enum node_kind kind = resolve(core, ino, &n);
+	const char *name;
+	uint64_t top;
 
-	if (node_ref(core, ino, &id, &file) == NODE_DIR &&
-	    cg_permission(core, id, CG_DIR, MAY_READ, &cred) < 0) {
+	if (kind == NODE_DIR && cg_permission(core, n.ref.id, CG_DIR, MAY_READ, &cred) < 0) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
-	entries = g_array_new(FALSE, FALSE, sizeof(struct dir_entry));
-	g_array_set_clear_func(entries, free_entry);
-	g_mutex_lock(&core->lock);
-	n = resolve(core, ino);
-	add_entry(entries, ".", ino, S_IFDIR);
-	if (n.kind == NODE_TOP) {
-		add_entry(entries, "..", ino, S_IFDIR);
-		for (unsigned r = 0; r < core->roots->len; r++) {
-			struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-			add_entry(entries, root->name, dir_ino(root->top), S_IFDIR);
-		}
-	} else if (n.kind == NODE_DIR) {
-		GHashTableIter iter;
-		struct cgroup *child;
-
-		add_entry(entries, "..", n.cgrp->parent ? dir_ino(n.cgrp->parent) : ino, S_IFDIR);
-		for (unsigned i = 0; i < n.cgrp->root->files->len; i++) {
-			const struct cg_file *f = g_ptr_array_index(n.cgrp->root->files, i);
-
-			if (cgroup_has_file(n.cgrp, f))
-				add_entry(entries, f->name, file_ino(n.cgrp, i), S_IFREG);
-		}
-		cgroup_for_each_child(child, &iter, n.cgrp)
-			add_entry(entries, child->name, dir_ino(child), S_IFDIR);
+	l.entries = g_array_new(FALSE, FALSE, sizeof(struct dir_entry));
+	g_array_set_clear_func(l.entries, free_entry);
+	add_entry(l.entries, ".", ino, S_IFDIR);
+	if (kind == NODE_TOP) {
+		add_entry(l.entries, "..", ino, S_IFDIR);
+		for (unsigned r = 0; cg_hierarchy(core, r, &name, &top) == 0; r++)
+			add_entry(l.entries, name, dir_ino(top), S_IFDIR);
+	} else if (kind == NODE_DIR && cg_readdir(core, n.ref.id, fill_entry, &l) < 0) {
+		kind = NODE_NONE;	/* removed since resolved */
 	}
-	g_mutex_unlock(&core->lock);
-	if (n.kind == NODE_TOP || n.kind == NODE_DIR) {
-		fi->fh = (uintptr_t)entries;
+	if (kind == NODE_TOP || kind == NODE_DIR) {
+		fi->fh = (uintptr_t)l.entries;
 		if (fuse_reply_open(req, fi) == -ENOENT)
-			g_array_unref(entries);
+			g_array_unref(l.entries);
 	} else {
-		g_array_unref(entries);
-		fuse_reply_err(req, n.kind == NODE_NONE ? ENOENT : ENOTDIR);
+		g_array_unref(l.entries);
+		fuse_reply_err(req, kind == NODE_NONE ? ENOENT : ENOTDIR);
 	}
 }
 
 static void cgfs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 			 struct fuse_file_info *fi)
 {
-	struct cg_core *core = req_core(req);
+	struct cg_node n;
 	GArray *entries = (GArray *)(uintptr_t)fi->fh;
 	char *buf = g_malloc(size);
 	size_t used = 0;
-	bool gone;
+	bool gone = resolve(req_core(req), ino, &n) == NODE_NONE;	/* lists nothing, as the kernel's */
 
-	g_mutex_lock(&core->lock);
-	gone = resolve(core, ino).kind == NODE_NONE;	/* lists nothing, as the kernel's */
-	g_mutex_unlock(&core->lock);
 	for (guint i = (guint)off; !gone && i < entries->len; i++) {
 		const struct dir_entry *e = &g_array_index(entries, struct dir_entry, i);
 		struct stat st = { .st_ino = e->ino, .st_mode = e->mode };

@@ -6,9 +6,9 @@
 #include <errno.h>
 #include <string.h>
 
-#include "core/attach.h"
+#include "core/cgroup_lookup.h"
+#include "core/restore.h"
 #include "state/state.h"
-#include "core/task.h"
 
 /* Who replays: root, as the records were checked when they were made. */
 static const struct cg_cred replay_cred = { 0 };
@@ -124,49 +124,18 @@ static int load_file(const char *path, const char *magic, guint nfields, GPtrArr
 	return ret;
 }
 
-static struct cg_root *root_by_name(struct cg_core *core, const char *name)
-{
-	for (guint r = 0; r < core->roots->len; r++) {
-		struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-		if (strcmp(root->name, name) == 0)
-			return root;
-	}
-	return NULL;
-}
-
-/* Called locked: the group at path ("/a/b") in root, or NULL. */
-static struct cgroup *group_at(struct cg_root *root, const char *path)
-{
-	char **names = g_strsplit(path, "/", -1);
-	struct cgroup *cgrp = root->top;
-
-	for (char **n = names; cgrp && *n; n++)
-		if (**n)
-			cgrp = cgroup_child(cgrp, *n);
-	g_strfreev(names);
-	return cgrp;
-}
-
-/* The id of the group at path, and the index of its file name ("" for
- * its directory, CG_DIR); 0 if there is no such group or file. */
-static uint64_t group_id(struct cg_core *core, struct cg_root *root, const char *path,
+/* The id of the group at path in hierarchy root, and the index of its
+ * file name ("" for its directory, CG_DIR); 0 if there is no such group
+ * or file. */
+static uint64_t group_id(struct cg_core *core, unsigned root, const char *path,
 			 const char *name, unsigned *file)
 {
-	struct cgroup *cgrp;
-	uint64_t id = 0;
+	uint64_t id;
 
-	g_mutex_lock(&core->lock);
-	cgrp = group_at(root, path);
-	if (cgrp && name && !*name)
-		*file = CG_DIR;
-	if (cgrp && (!name || !*name || cgroup_file_by_name(cgrp, name, file)))
-		id = cgrp->id;
-	g_mutex_unlock(&core->lock);
-	return id;
+	return cg_path_lookup(core, root, path, name, &id, file) == 0 ? id : 0;
 }
 
-static int replay_mkdir(struct cg_core *core, struct cg_root *root, GPtrArray *f)
+static int replay_mkdir(struct cg_core *core, unsigned root, GPtrArray *f)
 {
 	guint64 mode, uid, gid, id;
 	char *dir = g_path_get_dirname(field(f, 2)), *name = g_path_get_basename(field(f, 2));
@@ -185,7 +154,7 @@ static int replay_mkdir(struct cg_core *core, struct cg_root *root, GPtrArray *f
 	return ret;
 }
 
-static int replay_rmdir(struct cg_core *core, struct cg_root *root, GPtrArray *f)
+static int replay_rmdir(struct cg_core *core, unsigned root, GPtrArray *f)
 {
 	char *dir = g_path_get_dirname(field(f, 2)), *name = g_path_get_basename(field(f, 2));
 	uint64_t parent = group_id(core, root, dir, NULL, NULL);
@@ -196,7 +165,7 @@ static int replay_rmdir(struct cg_core *core, struct cg_root *root, GPtrArray *f
 	return ret;
 }
 
-static int replay_rename(struct cg_core *core, struct cg_root *root, GPtrArray *f)
+static int replay_rename(struct cg_core *core, unsigned root, GPtrArray *f)
 {
 	uint64_t parent = group_id(core, root, field(f, 2), NULL, NULL);
 
@@ -207,7 +176,7 @@ static int replay_rename(struct cg_core *core, struct cg_root *root, GPtrArray *
 }
 
 /* A value the file already has (a default) is not written again. */
-static int replay_write(struct cg_core *core, struct cg_root *root, GPtrArray *f)
+static int replay_write(struct cg_core *core, unsigned root, GPtrArray *f)
 {
 	unsigned file;
 	uint64_t id = f->len == 5 ? group_id(core, root, field(f, 2), field(f, 3), &file) : 0;
@@ -226,7 +195,7 @@ static int replay_write(struct cg_core *core, struct cg_root *root, GPtrArray *f
 	return ret < 0 ? (int)ret : 0;
 }
 
-static int replay_attr(struct cg_core *core, struct cg_root *root, GPtrArray *f)
+static int replay_attr(struct cg_core *core, unsigned root, GPtrArray *f)
 {
 	unsigned file;
 	uint64_t id = f->len == 7 ? group_id(core, root, field(f, 2), field(f, 3), &file) : 0;
@@ -243,21 +212,16 @@ static int replay_attr(struct cg_core *core, struct cg_root *root, GPtrArray *f)
 	return cg_set_iattr(core, id, file, &attr);
 }
 
-static int replay_task(struct cg_core *core, struct cg_root *root, GPtrArray *f)
+static int replay_task(struct cg_core *core, unsigned root, GPtrArray *f)
 {
 	guint64 tid, ino, joined;
-	struct cgroup *cgrp;
-	int ret;
+	uint64_t id;
 
 	if (f->len != 6 || !num(f, 3, G_MAXINT32, &tid) || !num(f, 4, G_MAXUINT64, &ino) ||
 	    !num(f, 5, G_MAXUINT64, &joined))
 		return -EINVAL;
-	g_mutex_lock(&core->lock);
-	task_catch_up(core);
-	cgrp = group_at(root, field(f, 2));
-	ret = cgrp ? cgroup_attach_restore(cgrp, (pid_t)tid, ino, joined) : -ENOENT;
-	g_mutex_unlock(&core->lock);
-	return ret;
+	id = group_id(core, root, field(f, 2), NULL, NULL);
+	return id ? cg_attach_restore(core, id, (pid_t)tid, ino, joined) : -ENOENT;
 }
 
 static void apply(struct cg_core *core, const char *path, GPtrArray *f, bool tasks,
@@ -265,12 +229,13 @@ static void apply(struct cg_core *core, const char *path, GPtrArray *f, bool tas
 {
 	static const struct {
 		const char *type;
-		int (*fn)(struct cg_core *, struct cg_root *, GPtrArray *);
+		int (*fn)(struct cg_core *, unsigned, GPtrArray *);
 	} types[] = {
 		{ "mkdir", replay_mkdir }, { "rmdir", replay_rmdir }, { "rename", replay_rename },
 		{ "write", replay_write }, { "attr", replay_attr }, { "task", replay_task },
 	};
-	struct cg_root *root = f->len >= 3 ? root_by_name(core, field(f, 1)) : NULL;
+	unsigned root;
+	bool known = f->len >= 3 && cg_hierarchy_by_name(core, field(f, 1), &root) == 0;
 	int ret = -EINVAL;
 
 	for (guint i = 0; i < G_N_ELEMENTS(types); i++) {
@@ -278,7 +243,7 @@ static void apply(struct cg_core *core, const char *path, GPtrArray *f, bool tas
 			continue;
 		if (!tasks && types[i].fn == replay_task)
 			return;
-		ret = root ? types[i].fn(core, root, f) : -ENOENT;
+		ret = known ? types[i].fn(core, root, f) : -ENOENT;
 	}
 	if (ret == 0) {
 		out->applied++;
@@ -319,16 +284,12 @@ int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 	}
 	out->generation = MAX(snap_gen, log_gen);
 
-	core->loading = true;
+	cg_restore_begin(core);
 	for (guint i = 1; i < snap->len; i++)
 		apply(core, path, g_ptr_array_index(snap, i), tasks, out);
 	for (guint i = 1; i < log->len; i++)
 		apply(core, log_path, g_ptr_array_index(log, i), tasks, out);
-	g_mutex_lock(&core->lock);
-	task_catch_up(core);
-	task_adopt_orphans(core);
-	g_mutex_unlock(&core->lock);
-	core->loading = false;
+	cg_restore_end(core);
 done:
 	g_free(log_path);
 	g_ptr_array_unref(log);

@@ -1,0 +1,180 @@
+/* Lookups and listings for the layers above the core (see
+ * core/cgroup_lookup.h). */
+#include "core/cgroup_lookup.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* Called locked. */
+static struct cg_root *hierarchy(struct cg_core *core, unsigned index)
+{
+	return index < core->roots->len ? g_ptr_array_index(core->roots, index) : NULL;
+}
+
+static struct cg_ref ref_of(const struct cgroup *cgrp, unsigned file)
+{
+	return (struct cg_ref){ .id = cgrp->id, .file = file, .root = !cgrp->parent };
+}
+
+/* Called locked, for a file the cgroup has. */
+static void node_of(const struct cgroup *cgrp, unsigned file, struct cg_node *out)
+{
+	out->ref = ref_of(cgrp, file);
+	cgroup_iattr(cgrp, file, &out->attr);
+	out->nlink = file == CG_DIR ? 2 + g_hash_table_size(cgrp->children) : 1;
+}
+
+unsigned cg_nr_hierarchies(struct cg_core *core)
+{
+	unsigned n;
+
+	g_mutex_lock(&core->lock);
+	n = core->roots->len;
+	g_mutex_unlock(&core->lock);
+	return n;
+}
+
+int cg_hierarchy(struct cg_core *core, unsigned index, const char **name, uint64_t *top_id)
+{
+	struct cg_root *root;
+
+	g_mutex_lock(&core->lock);
+	root = hierarchy(core, index);
+	if (root && name)
+		*name = root->name;
+	if (root)
+		*top_id = root->top->id;
+	g_mutex_unlock(&core->lock);
+	return root ? 0 : -ENOENT;
+}
+
+int cg_hierarchy_by_name(struct cg_core *core, const char *name, unsigned *index)
+{
+	int ret = -ENOENT;
+
+	g_mutex_lock(&core->lock);
+	for (unsigned r = 0; ret && r < core->roots->len; r++) {
+		if (strcmp(hierarchy(core, r)->name, name) == 0) {
+			*index = r;
+			ret = 0;
+		}
+	}
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+/* Called locked. */
+static bool has_file(const struct cgroup *cgrp, unsigned file)
+{
+	return file == CG_DIR ||
+	       (file < cgrp->root->files->len &&
+		cgroup_has_file(cgrp, g_ptr_array_index(cgrp->root->files, file)));
+}
+
+int cg_node_get(struct cg_core *core, uint64_t id, unsigned file, struct cg_node *out)
+{
+	struct cgroup *cgrp;
+	int ret = -ENOENT;
+
+	g_mutex_lock(&core->lock);
+	cgrp = cgroup_by_id(core, id);
+	if (cgrp && has_file(cgrp, file)) {
+		node_of(cgrp, file, out);
+		ret = 0;
+	}
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+int cg_node_lookup(struct cg_core *core, uint64_t dir_id, const char *name,
+		   struct cg_node *out)
+{
+	struct cgroup *dir, *child;
+	unsigned file;
+	int ret = -ENOENT;
+
+	g_mutex_lock(&core->lock);
+	dir = cgroup_by_id(core, dir_id);
+	if (!dir) {
+		ret = -ENODEV;
+	} else if ((child = cgroup_child(dir, name))) {
+		node_of(child, CG_DIR, out);
+		ret = 0;
+	} else if (cgroup_file_by_name(dir, name, &file)) {
+		node_of(dir, file, out);
+		ret = 0;
+	}
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+int cg_node_gone_mode(struct cg_core *core, uint64_t id, unsigned file, unsigned *mode)
+{
+	struct cg_root *root;
+	int ret = -ENOENT;
+
+	g_mutex_lock(&core->lock);
+	root = cgroup_id_root(core, id);
+	if (root && (file == CG_DIR || file < root->files->len)) {
+		*mode = file == CG_DIR ? 0 : cftype_mode(((const struct cg_file *)
+						   g_ptr_array_index(root->files, file))->cft);
+		ret = 0;
+	}
+	g_mutex_unlock(&core->lock);
+	return ret;
+}
+
+int cg_readdir(struct cg_core *core, uint64_t id, cg_filldir_fn fn, void *data)
+{
+	struct cgroup *cgrp, *child;
+	GHashTableIter iter;
+	struct cg_ref ref;
+
+	g_mutex_lock(&core->lock);
+	cgrp = cgroup_by_id(core, id);
+	if (!cgrp) {
+		g_mutex_unlock(&core->lock);
+		return -ENOENT;
+	}
+	ref = ref_of(cgrp->parent ? cgrp->parent : cgrp, CG_DIR);
+	fn(data, "..", &ref);
+	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
+		const struct cg_file *f = g_ptr_array_index(cgrp->root->files, i);
+
+		if (cgroup_has_file(cgrp, f)) {
+			ref = ref_of(cgrp, i);
+			fn(data, f->name, &ref);
+		}
+	}
+	cgroup_for_each_child(child, &iter, cgrp) {
+		ref = ref_of(child, CG_DIR);
+		fn(data, child->name, &ref);
+	}
+	g_mutex_unlock(&core->lock);
+	return 0;
+}
+
+int cg_path_lookup(struct cg_core *core, unsigned index, const char *path, const char *name,
+		   uint64_t *id, unsigned *file)
+{
+	char **names = g_strsplit(path, "/", -1);
+	struct cg_root *root;
+	struct cgroup *cgrp;
+	int ret = -ENOENT;
+
+	g_mutex_lock(&core->lock);
+	root = hierarchy(core, index);
+	cgrp = root ? root->top : NULL;
+	for (char **n = names; cgrp && *n; n++)
+		if (**n)
+			cgrp = cgroup_child(cgrp, *n);
+	if (cgrp && name && !*name)
+		*file = CG_DIR;
+	if (cgrp && (!name || !*name || cgroup_file_by_name(cgrp, name, file))) {
+		*id = cgrp->id;
+		ret = 0;
+	}
+	g_mutex_unlock(&core->lock);
+	g_strfreev(names);
+	return ret;
+}
