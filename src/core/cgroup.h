@@ -7,7 +7,8 @@
  *
  * Locking: one mutex per core (the kernel's cgroup_mutex) serialises every
  * change and every snapshot. Functions named cg_* take it themselves; those
- * documented "called locked" expect it held. */
+ * documented "called locked" expect it held, and are for src/core and what
+ * it calls (see struct cg_core for the lock order). */
 #ifndef CGFUSED_CGROUP_H
 #define CGFUSED_CGROUP_H
 
@@ -145,7 +146,12 @@ struct cg_observer {
 
 /* The daemon's whole model. */
 struct cg_core {
-	GMutex lock;			/* the kernel's cgroup_mutex */
+	/* The kernel's cgroup_mutex: guards everything below. Taken only in
+	 * src/core (by the cg_* functions); not recursive. Lock order: an
+	 * open file's lock (src/fs/fs.c) before it; it is the innermost:
+	 * what runs under it (cftype handlers, controller methods, a face's
+	 * hooks, the observer, cg_readdir's callback) takes no other lock. */
+	GMutex lock;
 	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
 	unsigned nr_subsys;
 	GPtrArray *roots;		/* struct cg_root * */
