@@ -141,7 +141,7 @@ static void set_cpus(struct allocator *a, struct task *t, const struct cpumask *
 
 	count_call(a, &a->st.affinity_calls, ret);
 	if (ret == 0)
-		t->sched.cpus = *cpus;
+		t->sched.cpus = t->sched.applied_cpus = *cpus;
 }
 
 void alloc_task_restore(struct allocator *a, struct task *t)
@@ -497,9 +497,13 @@ static void apply_cpus(struct allocator *a, struct task *t)
 		}
 		return;
 	}
-	/* A thread may narrow its own affinity inside its cpuset. */
-	if (t->sched.cpus_set && !cpumask_empty(&t->sched.cpus) &&
-	    cpumask_subset(&t->sched.cpus, want))
+	if (t->sched.cpus_set && cpumask_equal(&t->sched.cpus, want))
+		return;
+	/* A thread may narrow its own affinity inside its cpuset: one that is
+	 * not what we gave it was set by the thread (or its owner). What we
+	 * gave it follows the cpuset, also when the cpuset grows. */
+	if (t->sched.cpus_set && !cpumask_equal(&t->sched.cpus, &t->sched.applied_cpus) &&
+	    !cpumask_empty(&t->sched.cpus) && cpumask_subset(&t->sched.cpus, want))
 		return;
 	t->sched.cpus_set = true;
 	set_cpus(a, t, want);

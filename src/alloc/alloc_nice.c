@@ -78,13 +78,16 @@ static double error_at(struct nice_bucket *b, unsigned n, double s, bool in_time
 
 double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time)
 {
-	/* Scales that keep every bucket inside its range: not below weight
-	 * 15 (nice 19), not above its min_nice's weight. */
+	/* Scales that keep every runnable bucket inside its range: not below
+	 * weight 15 (nice 19), not above its min_nice's weight. */
 	double lo = 0, hi = INFINITY, best_s = 1, best_err = INFINITY;
 	const double step = 1.25;
 
+	/* Only runnable buckets bound it: a sleeping one that does not fit is
+	 * clamped to the range, not allowed to push a running thread of
+	 * another group off its weight against the session's other tasks. */
 	for (unsigned i = 0; i < n; i++) {
-		if (b[i].nr == 0 || b[i].weight <= 0)
+		if (b[i].nr == 0 || b[i].weight <= 0 || !b[i].counted)
 			continue;
 		lo = MAX(lo, nice_to_weight(NICE_MAX) / b[i].weight);
 		hi = MIN(hi, nice_to_weight(b[i].min_nice) / b[i].weight);

@@ -47,7 +47,8 @@ struct nice_bucket {
 
 /* Chooses every bucket's nice values with one scale for all (dithered in
  * time, or not); the scale is kept within a nice step of 1 unless the nice
- * range forces it out. Returns the largest relative error of a counted
+ * range forces it out for a counted (runnable) bucket; an uncounted one
+ * that does not fit is clamped to the range. Returns the largest relative error of a counted
  * bucket's (average) total. */
 double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time);
 

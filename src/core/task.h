@@ -12,7 +12,8 @@ struct task_sched {
 	bool seen;			/* orig_* and autogroup were read */
 	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
 	int orig_nice, nice;		/* nice: the value it has now */
-	struct cpumask orig_cpus, cpus;
+	struct cpumask orig_cpus, cpus;	/* cpus: the affinity it has now */
+	struct cpumask applied_cpus;	/* what we last gave it */
 	int autogroup;			/* session autogroup id */
 	bool sampled;			/* run_ns/wait_ns/at_ns hold a sample */
 	bool runnable;

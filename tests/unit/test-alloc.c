@@ -416,10 +416,33 @@ static void test_nice_mapping(void)
 	g_assert_cmpint(weight_to_nice(1e6), ==, -20);
 }
 
+/* A sleeping thread of a 2-share group (weight 2, below nice 19's 15)
+ * must not scale up a running thread of a 1024-share group: that one would
+ * get nice -10 against the session's unmanaged nice-0 tasks (issue 13,
+ * item 10). */
+static void test_sleeper_does_not_scale(void)
+{
+	struct nice_bucket b[2] = {
+		{ .weight = 2, .nr = 1, .min_nice = NICE_MIN, .counted = false },
+		{ .weight = 1024, .nr = 1, .min_nice = NICE_MIN, .counted = true },
+	};
+
+	for (int in_time = 0; in_time <= 1; in_time++) {
+		g_assert_cmpfloat(nice_map_buckets(b, 2, in_time), <, 1e-9);
+		g_assert_cmpint(nice_bucket_pick(&b[1], 0, 0), ==, 0);
+		g_assert_cmpint(nice_bucket_pick(&b[0], 0, 0), ==, NICE_MAX);
+	}
+	/* Awake, it is counted, and the range bounds the scale again. */
+	b[0].counted = true;
+	nice_map_buckets(b, 2, false);
+	g_assert_cmpint(nice_bucket_pick(&b[0], 0, 0), ==, NICE_MAX);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/alloc/nice-mapping", test_nice_mapping);
+	g_test_add_func("/alloc/sleeper-does-not-scale", test_sleeper_does_not_scale);
 	for (unsigned i = 0; i < G_N_ELEMENTS(scenarios); i++) {
 		char *path = g_strdup_printf("/alloc/shares/%s", scenarios[i].name);
 
