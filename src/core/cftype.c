@@ -9,6 +9,7 @@
 #include "core/cgroup.h"
 #include "lib/kparse.h"
 #include "core/task.h"
+#include "core/task_sample.h"
 
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
 {
@@ -72,12 +73,32 @@ int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out)
 	return 0;
 }
 
+/* Whether the file shows its subtree's thread figures, which are then
+ * sampled first, outside the lock. Hierarchies and their files never
+ * change once the daemon serves them, so this needs no lock. */
+static bool file_samples(struct cg_core *core, uint64_t cgrp_id, unsigned file)
+{
+	unsigned index = cgrp_id & ((1u << CG_ID_ROOT_BITS) - 1);
+	const struct cg_root *root;
+	const struct cg_file *f;
+
+	if (index >= core->roots->len)
+		return false;
+	root = g_ptr_array_index(core->roots, index);
+	if (file >= root->files->len)
+		return false;
+	f = g_ptr_array_index(root->files, file);
+	return f->cft->flags & CFTYPE_SAMPLES;
+}
+
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out)
 {
 	struct cgroup *cgrp;
 	const struct cg_file *f;
 	int ret;
 
+	if (file_samples(core, cgrp_id, file))
+		task_sample_subtree(core, cgrp_id);
 	g_mutex_lock(&core->lock);
 	task_catch_up(core);
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
@@ -98,6 +119,8 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 
 	if (len == 0)
 		return 0;
+	if (file_samples(core, cgrp_id, file))
+		task_sample_subtree(core, cgrp_id);	/* a reset charges what ran first */
 	g_mutex_lock(&core->lock);
 	/* kernfs checks the length (atomic_write_len) first: even a removed
 	 * group's file answers E2BIG, not ENODEV. */

@@ -26,6 +26,9 @@ enum {
 	/* A write is an action, not a setting the state keeps (src/state/state.c):
 	 * moving tasks (recorded as memberships instead), resetting a counter. */
 	CFTYPE_NO_STATE = 1u << 3,
+	/* Shows figures of the subtree's threads: the core samples them
+	 * before a read or write, outside its lock (core/task_sample.h). */
+	CFTYPE_SAMPLES = 1u << 4,
 };
 
 /* What a handler gets besides the css: the file and who writes (the

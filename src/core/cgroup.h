@@ -107,6 +107,7 @@ struct cgroup {
 	GQueue csets;			/* struct css_set * whose css here is ours */
 	unsigned flags;
 	int64_t ctime_ns;		/* creation time, CLOCK_REALTIME */
+	uint64_t sampled_ns;		/* boot time of its threads' last sample */
 	struct cg_iattr attr;		/* of its directory */
 	/* Who made it: its files belong to them until chown. */
 	uid_t creator_uid;

@@ -132,27 +132,6 @@ bool task_account(struct cg_core *core, struct task *t)
 	return true;
 }
 
-static int account_cgroup(struct css *css, void *data)
-{
-	struct cg_core *core = data;
-
-	for (GList *l = css->cgroup->csets.head; l; l = l->next) {
-		struct css_set *cset = l->data;
-
-		for (GList *m = cset->tasks.head; m; m = m->next)
-			task_account(core, m->data);
-	}
-	return 0;
-}
-
-void task_account_subtree(struct cgroup *cgrp)
-{
-	struct cg_core *core = cgrp->root->core;
-
-	task_catch_up(core);
-	css_for_each_descendant_pre(&cgrp->self, account_cgroup, core);
-}
-
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset)
 {
 	struct css_set *old = t->cset;

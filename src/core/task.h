@@ -51,9 +51,6 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 /* Samples the thread and charges it; false if it could not be read. */
 bool task_account(struct cg_core *core, struct task *t);
 
-/* Accounts every thread in the cgroups of a subtree (before its figures
- * are read). */
-void task_account_subtree(struct cgroup *cgrp);
 
 /* Moves a task into cset (referenced by the caller, who keeps its ref). */
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset);

@@ -116,7 +116,6 @@ static void snapshot(struct css *css, struct cpuacct_snapshot *s)
 		g_free(sys);
 		return;
 	}
-	task_account_subtree(css->cgroup);
 	for (unsigned c = 0; c < s->nr; c++) {
 		s->usage[c] = ca->usage[c];
 		for (int i = 0; i < CPUACCT_STAT_NSTATS; i++)
@@ -160,7 +159,6 @@ static int cpuusage_write(struct css *css, const struct cftype *cft, uint64_t va
 		kf->ops->system_cputime(kf, ca->root_base);
 		return 0;
 	}
-	task_account_subtree(css->cgroup);
 	for (unsigned c = 0; c < n; c++) {
 		ca->usage[c] = 0;
 		for (int i = 0; i < CPUACCT_STAT_NSTATS; i++)
@@ -217,14 +215,14 @@ static int stats_show(struct css *css, const struct cftype *cft, GString *out)
 }
 
 static const struct cftype cpuacct_files[] = {
-	{ .name = "usage", .flags = CFTYPE_NO_STATE, .private = -1, .read_u64 = cpuusage_read, .write_u64 = cpuusage_write },
-	{ .name = "usage_user", .private = CPUACCT_STAT_USER, .read_u64 = cpuusage_read },
-	{ .name = "usage_sys", .private = CPUACCT_STAT_SYSTEM, .read_u64 = cpuusage_read },
-	{ .name = "usage_percpu", .private = -1, .seq_show = percpu_show },
-	{ .name = "usage_percpu_user", .private = CPUACCT_STAT_USER, .seq_show = percpu_show },
-	{ .name = "usage_percpu_sys", .private = CPUACCT_STAT_SYSTEM, .seq_show = percpu_show },
-	{ .name = "usage_all", .seq_show = usage_all_show },
-	{ .name = "stat", .seq_show = stats_show },
+	{ .name = "usage", .flags = CFTYPE_NO_STATE | CFTYPE_SAMPLES, .private = -1, .read_u64 = cpuusage_read, .write_u64 = cpuusage_write },
+	{ .name = "usage_user", .flags = CFTYPE_SAMPLES, .private = CPUACCT_STAT_USER, .read_u64 = cpuusage_read },
+	{ .name = "usage_sys", .flags = CFTYPE_SAMPLES, .private = CPUACCT_STAT_SYSTEM, .read_u64 = cpuusage_read },
+	{ .name = "usage_percpu", .flags = CFTYPE_SAMPLES, .private = -1, .seq_show = percpu_show },
+	{ .name = "usage_percpu_user", .flags = CFTYPE_SAMPLES, .private = CPUACCT_STAT_USER, .seq_show = percpu_show },
+	{ .name = "usage_percpu_sys", .flags = CFTYPE_SAMPLES, .private = CPUACCT_STAT_SYSTEM, .seq_show = percpu_show },
+	{ .name = "usage_all", .flags = CFTYPE_SAMPLES, .seq_show = usage_all_show },
+	{ .name = "stat", .flags = CFTYPE_SAMPLES, .seq_show = stats_show },
 	{ 0 }
 };
 

@@ -33,7 +33,8 @@ struct fake_kf {
 	guint64 next_ino;
 	unsigned bad_closes;
 	uint64_t clock_ns;	/* the boot-time clock: +1 ms per new thread,
-				 * +50 ms per look at it */
+				 * +50 ms per look at it unless held */
+	bool clock_held;
 	uint64_t exited_run_ns;	/* the system's time of threads gone */
 	bool privileged;
 	GHashTable *ag_nice;	/* autogroup id -> nice */
@@ -277,7 +278,8 @@ static uint64_t fake_boottime_ns(struct kfacade *kf)
 
 	g_mutex_lock(&fk->lock);
 	now = fk->clock_ns;
-	fk->clock_ns += 50000000;	/* time goes by between two looks */
+	if (!fk->clock_held)
+		fk->clock_ns += 50000000;	/* time goes by between two looks */
 	g_mutex_unlock(&fk->lock);
 	return now;
 }
@@ -738,4 +740,13 @@ struct fake_kf_calls fake_kf_calls(struct fake_kf *fk)
 	c = fk->calls;
 	g_mutex_unlock(&fk->lock);
 	return c;
+}
+
+void fake_kf_hold_clock(struct fake_kf *fk, bool held)
+{
+	g_mutex_lock(&fk->lock);
+	fk->clock_held = held;
+	if (!held)
+		fk->clock_ns += 50000000;
+	g_mutex_unlock(&fk->lock);
 }

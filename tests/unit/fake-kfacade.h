@@ -76,6 +76,10 @@ int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup);
 void fake_kf_set_privileged(struct fake_kf *fk, bool privileged);
 struct fake_kf_calls fake_kf_calls(struct fake_kf *fk);
 
+/* While held, the boot-time clock stands still between looks (it still
+ * moves 1 ms per new thread); let go, it moves on 50 ms at once. */
+void fake_kf_hold_clock(struct fake_kf *fk, bool held);
+
 /* The identity (inode) of the live thread tid, 0 if none. */
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);
 /* How many identities are open now (task_open minus task_close). */

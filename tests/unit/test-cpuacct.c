@@ -116,6 +116,26 @@ static void test_reset(void)
 	env_teardown(&e);
 }
 
+/* Readers that come within TASK_SAMPLE_SHARE_NS of a sample share it:
+ * the threads are not read again. */
+static void test_readers_share_a_sample(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);
+	fake_kf_hold_clock(e.fk, true);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);
+	fake_kf_run(e.fk, 100, 5 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);	/* shared */
+	fake_kf_hold_clock(e.fk, false);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 35 * MS);
+	env_teardown(&e);
+}
+
 /* The root counts the whole system, members of groups or not. */
 static void test_root_counts_system(void)
 {
@@ -140,6 +160,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/cpuacct/usage-follows-members", test_usage_follows_members);
 	g_test_add_func("/cpuacct/child-counted-from-birth", test_child_counted_from_birth);
 	g_test_add_func("/cpuacct/reset", test_reset);
+	g_test_add_func("/cpuacct/readers-share-a-sample", test_readers_share_a_sample);
 	g_test_add_func("/cpuacct/root-counts-system", test_root_counts_system);
 	return g_test_run();
 }

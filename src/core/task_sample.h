@@ -1,0 +1,19 @@
+/* Sampling a subtree's threads for accounting without holding the core
+ * lock over /proc: what a read of cpuacct.usage (a CFTYPE_SAMPLES file)
+ * does first. The thread ids are copied under the lock, their figures read
+ * without it, and charged under it again. A figure read before a move is
+ * older than the charge the move made and is ignored (task_charge), so a
+ * move meanwhile loses nothing. Readers of one group that come within
+ * TASK_SAMPLE_SHARE_NS of a sample share it: N readers of a 2000-thread
+ * group do not read /proc N times. */
+#ifndef CGFUSED_TASK_SAMPLE_H
+#define CGFUSED_TASK_SAMPLE_H
+
+#include "core/cgroup.h"
+
+#define TASK_SAMPLE_SHARE_NS 5000000ULL	/* 5 ms */
+
+/* Takes the core lock itself (twice, briefly); not called locked. */
+void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id);
+
+#endif
