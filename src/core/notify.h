@@ -11,18 +11,19 @@
  * No slow work: no /proc read, no system call, no spawning, no fsync, no
  * sleep. A callback records what it needs (a copy, a counter, a flag) and
  * leaves the rest to its own thread: the allocator records and kicks its
- * thread, the release agent queues the path for its worker. Two exceptions,
- * kept from before subscribers: the state appends its record to its log
- * (one write(2), so that a change answered is a change kept), and the
- * allocator gives a thread that leaves management its own nice and
- * affinity back at once (attach).
+ * thread (an eventfd write, once until the thread runs), the release agent
+ * queues the path for its worker. Two exceptions,
+ * kept from before subscribers: the state copies its record into its
+ * mapped log, so that a change answered is a change kept (and compacts it
+ * now and then, with an fsync), and the allocator gives a thread that
+ * leaves management its own nice and affinity back at once (attach).
  *
  * Lock order: core->lock before any subscriber's own lock. A subscriber's
  * thread that holds its own lock never takes the core lock.
  *
  * Cost: an event nobody listens to costs a walk of the (short) list and
- * nothing else; the core builds nothing for an event (no copy, no string)
- * unless some subscriber has its callback. */
+ * nothing else; the core allocates nothing for an event (no copy, no
+ * string) unless some subscriber has its callback. */
 #ifndef CGFUSED_NOTIFY_H
 #define CGFUSED_NOTIFY_H
 
