@@ -460,10 +460,10 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 		ret = -EBUSY;
 	else if (ret == 0) {
 		cgroup_destroy(cgrp);
-		dir_changed(parent);
 		/* The release agent's cue too: parent may have lost its last
 		 * child. */
 		cg_notify(core, rmdir, parent, name);
+		dir_changed(parent);
 	}
 	g_mutex_unlock(&core->lock);
 	return ret;
