@@ -25,6 +25,7 @@
 #include "alloc/alloc_thread.h"
 #include "core/task_watch.h"
 #include "v1/face.h"
+#include "v1/release_agent.h"
 
 #define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
 
@@ -206,6 +207,8 @@ int main(int argc, char *argv[])
 	struct cg_core *core = NULL;
 	struct task_watch *watch;
 	struct alloc_thread *alloc_thread;
+	struct allocator *alloc = NULL;
+	struct release_agent *agent = NULL;
 	struct cg_state *state = NULL;
 	GArray *masks = NULL;
 	bool created = false;
@@ -264,7 +267,11 @@ int main(int argc, char *argv[])
 		if (geteuid() != 0)
 			cg_root_set_owner(root, geteuid(), getegid());
 	}
-	alloc_new(core);
+	/* The core's subscribers. The state subscribes once it has replayed
+	 * what it holds (state_open); the agent hears of changes from now on,
+	 * but runs none while a state is replayed. */
+	alloc = alloc_new(core);
+	agent = release_agent_new(core);
 
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);
 	if (!se)
@@ -284,7 +291,8 @@ int main(int argc, char *argv[])
 	fuse_daemonize(opts.foreground);
 	/* Threads after the fork of daemonizing. */
 	watch = task_watch_start(core);
-	alloc_thread = alloc_thread_start(core->alloc);
+	release_agent_start(agent);
+	alloc_thread = alloc_thread_start(alloc);
 	if (state)
 		state_sync_start(state);
 	ret = run_session(se, &opts);
@@ -292,7 +300,8 @@ int main(int argc, char *argv[])
 	task_watch_stop(watch);
 	if (state && state_snapshot(state) < 0)
 		ret = 1;
-	alloc_free(core->alloc);	/* managed threads get their own nice back */
+	alloc_free(alloc);	/* managed threads get their own nice back */
+	alloc = NULL;
 	/* libfuse returns the signal that ended the loop: a requested stop. */
 	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
 	fuse_session_unmount(se);
@@ -304,7 +313,8 @@ out:
 	if (se)
 		fuse_session_destroy(se);
 	if (core) {
-		alloc_free(core->alloc);	/* not freed above when the start failed */
+		alloc_free(alloc);	/* not freed above when the start failed */
+		release_agent_free(agent);	/* after running what was due */
 		cg_core_free(core);
 	}
 	if (kf)

@@ -684,6 +684,31 @@ wait_released() {
 	wait_released /a
 }
 
+@test "release_agent does not run for an empty group that still has a child group" {
+	make_agent
+	mkdir -p a/b loud
+	echo 1 >a/notify_on_release
+	echo 1 >loud/notify_on_release
+	cg_sleeper P
+	cg_sleeper Q
+	echo "$P" >a/tasks
+	echo "$Q" >loud/tasks
+	# a loses its last task but keeps its (empty) child b: not released.
+	kill -KILL "$P"
+	wait "$P" 2>/dev/null || true	# kill(2) returns before the exit
+	run cat a/tasks	# the exit is taken in: a is empty now
+	assert_output ''
+	# Agents run in order: loud's, due after a's exit, comes after any
+	# for a.
+	kill -KILL "$Q"
+	wait_released /loud
+	run cat "$CG_TMP/released"
+	assert_output /loud
+	# Without its child, a is released.
+	rmdir a/b
+	wait_released /a
+}
+
 @test "release_agent does not run for a group without notify_on_release" {
 	make_agent
 	mkdir quiet loud

@@ -10,8 +10,10 @@
 #include <unistd.h>
 
 #include "alloc/alloc_nice.h"
+#include "alloc/alloc_task.h"
 #include "alloc/alloc_weight.h"
 #include "core/css_set.h"
+#include "core/notify.h"
 
 /* A thread that is runnable now, or was (running or waiting for a CPU) for
  * this much of the last period, counts as runnable. */
@@ -35,6 +37,8 @@ struct autogroup {
 
 struct allocator {
 	struct cg_core *core;
+	struct cg_subscriber sub;
+	GHashTable *tasks;		/* struct task * -> struct task_sched * */
 	int weight_ssid, cpus_ssid;	/* -1: no such controller mounted */
 	bool may_lower;
 	unsigned rotation;
@@ -66,30 +70,6 @@ static void free_autogroup(gpointer p)
 	g_free(ag);
 }
 
-struct allocator *alloc_new(struct cg_core *core)
-{
-	struct allocator *a = g_new0(struct allocator, 1);
-	struct kfacade *kf = core->kf;
-
-	a->core = core;
-	a->weight_ssid = a->cpus_ssid = -1;
-	for (unsigned i = 0; i < core->nr_subsys; i++) {
-		if (core->subsys[i]->weight && alloc_weight_root(core, (int)i))
-			a->weight_ssid = (int)i;
-		if (core->subsys[i]->cpus && alloc_weight_root(core, (int)i))
-			a->cpus_ssid = (int)i;
-	}
-	a->may_lower = kf->ops->may_lower_nice(kf);
-	if (!a->may_lower)
-		g_message("not privileged: nice values can only be raised, never lowered or "
-			  "restored, and sessions are weighed only downwards; see cgfused(8)");
-	a->autogroups = g_hash_table_new_full(NULL, NULL, NULL, free_autogroup);
-	a->proc_clock = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	core->alloc = a;
-	return a;
-}
-
 int alloc_kick_fd(struct allocator *a)
 {
 	return a->kick_fd;
@@ -99,8 +79,6 @@ void alloc_kick(struct allocator *a)
 {
 	uint64_t one = 1;
 
-	if (!a)
-		return;
 	atomic_store(&a->stale, true);
 	if (atomic_exchange(&a->kicked, true))
 		return;
@@ -124,67 +102,68 @@ static void count_call(struct allocator *a, uint64_t *counter, int ret)
 		a->st.failed_calls++;
 }
 
-static void set_nice(struct allocator *a, struct task *t, int nice)
+static void set_nice(struct allocator *a, pid_t tid, struct task_sched *s, int nice)
 {
 	struct kfacade *kf = a->core->kf;
-	int ret = kf->ops->set_nice(kf, t->tid, nice);
+	int ret = kf->ops->set_nice(kf, tid, nice);
 
 	count_call(a, &a->st.nice_calls, ret);
 	if (ret == 0)
-		t->sched.nice = nice;
+		s->nice = nice;
 }
 
-static void set_cpus(struct allocator *a, struct task *t, const struct cpumask *cpus)
+static void set_cpus(struct allocator *a, pid_t tid, struct task_sched *s,
+		     const struct cpumask *cpus)
 {
 	struct kfacade *kf = a->core->kf;
-	int ret = kf->ops->set_affinity(kf, t->tid, cpus);
+	int ret = kf->ops->set_affinity(kf, tid, cpus);
 
 	count_call(a, &a->st.affinity_calls, ret);
 	if (ret == 0)
-		t->sched.cpus = t->sched.applied_cpus = *cpus;
+		s->cpus = s->applied_cpus = *cpus;
 }
 
-void alloc_task_restore(struct allocator *a, struct task *t)
+/* A thread leaves management while alive: its original nice and affinity
+ * come back now. */
+static void restore_task(struct allocator *a, pid_t tid, struct task_sched *s)
 {
-	if (!a)
-		return;
-	if (t->sched.nice_set && a->may_lower)
-		set_nice(a, t, t->sched.orig_nice);
-	if (t->sched.cpus_set)
-		set_cpus(a, t, &t->sched.orig_cpus);
-	t->sched.nice_set = t->sched.cpus_set = false;
+	if (s->nice_set && a->may_lower)
+		set_nice(a, tid, s, s->orig_nice);
+	if (s->cpus_set)
+		set_cpus(a, tid, s, &s->orig_cpus);
+	s->nice_set = s->cpus_set = false;
 }
 
 /* Reads what the thread has before we change anything. */
-static void see_task(struct allocator *a, struct task *t)
+static void see_task(struct allocator *a, struct task *t, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
 	int nice = 0, ag = 0, ag_nice = 0;
 
 	if (kf->ops->get_nice(kf, t->tid, &nice) < 0)
 		return;
-	if (kf->ops->get_affinity(kf, t->tid, &t->sched.orig_cpus) < 0)
+	if (kf->ops->get_affinity(kf, t->tid, &s->orig_cpus) < 0)
 		return;
 	kf->ops->get_autogroup(kf, t->tid, &ag, &ag_nice);
-	t->sched.orig_nice = t->sched.nice = nice;
-	t->sched.cpus = t->sched.orig_cpus;
-	t->sched.autogroup = ag;
-	t->sched.seen = true;
+	s->orig_nice = s->nice = nice;
+	s->cpus = s->orig_cpus;
+	s->autogroup = ag;
+	s->seen = true;
 	a->changed = true;
 }
 
 /* Catches changes made by others (a renice, an affinity the task set
  * itself outside its cpuset): what it has now is what we compare with.
  * (A session is read once per thread: /proc/PID/autogroup costs a file.) */
-static void reconcile_task(struct allocator *a, struct task *t)
+static void reconcile_task(struct allocator *a, struct task *t, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
 	int nice;
 
-	if (t->sched.nice_set && kf->ops->get_nice(kf, t->tid, &nice) == 0)
-		t->sched.nice = nice;
-	if (t->sched.cpus_set)
-		kf->ops->get_affinity(kf, t->tid, &t->sched.cpus);
+	if (s->nice_set && kf->ops->get_nice(kf, t->tid, &nice) == 0)
+		s->nice = nice;
+	if (s->cpus_set)
+		kf->ops->get_affinity(kf, t->tid, &s->cpus);
 }
 
 /* Whether any thread of the process ran since its CPU time was last read
@@ -242,12 +221,13 @@ static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 
 	for (guint i = 0; i < tasks->len; i++) {
 		struct task *t = g_ptr_array_index(tasks, i);
+		struct task_sched *s = alloc_task_get(a->tasks, t);
 		struct task_cputime now;
 		uint64_t at;
 
 		/* A runnable thread is read each time: one that waits for a
 		 * CPU all period long does not run, but is still runnable. */
-		if (t->sched.sampled && !t->sched.runnable) {
+		if (s->sampled && !s->runnable) {
 			/* Sleepers by process, so a process's clock is read once. */
 			if ((unsigned)t->ident.tgid % SLEEPER_PASSES != a->rotation % SLEEPER_PASSES)
 				continue;
@@ -258,21 +238,21 @@ static void sample_tasks(struct allocator *a, GPtrArray *tasks)
 		if (kf->ops->task_cputime(kf, t->ident.tgid, t->tid, &now) < 0)
 			continue;
 		a->st.samples++;
-		if (t->sched.sampled) {
-			uint64_t busy = (now.run_ns - MIN(now.run_ns, t->sched.run_ns)) +
-					(now.wait_ns - MIN(now.wait_ns, t->sched.wait_ns));
+		if (s->sampled) {
+			uint64_t busy = (now.run_ns - MIN(now.run_ns, s->run_ns)) +
+					(now.wait_ns - MIN(now.wait_ns, s->wait_ns));
 			bool runnable = now.runnable ||
-					busy >= RUNNABLE_FRACTION * (double)(at - t->sched.at_ns);
+					busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
 
-			a->changed |= runnable != t->sched.runnable;
-			t->sched.runnable = runnable;
+			a->changed |= runnable != s->runnable;
+			s->runnable = runnable;
 		} else {
-			t->sched.runnable = true;	/* until we know better */
+			s->runnable = true;	/* until we know better */
 		}
-		t->sched.sampled = true;
-		t->sched.run_ns = now.run_ns;
-		t->sched.wait_ns = now.wait_ns;
-		t->sched.at_ns = at;
+		s->sampled = true;
+		s->run_ns = now.run_ns;
+		s->wait_ns = now.wait_ns;
+		s->at_ns = at;
 		task_charge(a->core, t, &now);
 	}
 	g_hash_table_destroy(ran);
@@ -303,9 +283,10 @@ static gboolean bucket_key_equal(gconstpointer a, gconstpointer b)
 	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
 }
 
-static struct autogroup *autogroup_of(struct allocator *a, struct task *t)
+static struct autogroup *autogroup_of(struct allocator *a, struct task *t,
+				      const struct task_sched *s)
 {
-	gpointer key = GINT_TO_POINTER(t->sched.autogroup);
+	gpointer key = GINT_TO_POINTER(s->autogroup);
 	struct autogroup *ag = g_hash_table_lookup(a->autogroups, key);
 
 	if (!ag) {
@@ -313,7 +294,7 @@ static struct autogroup *autogroup_of(struct allocator *a, struct task *t)
 		int id;
 
 		ag = g_new0(struct autogroup, 1);
-		ag->id = t->sched.autogroup;
+		ag->id = s->autogroup;
 		ag->tid = t->tid;
 		kf->ops->get_autogroup(kf, t->tid, &id, &ag->orig_nice);
 		ag->nice = ag->orig_nice;
@@ -328,9 +309,9 @@ static struct autogroup *autogroup_of(struct allocator *a, struct task *t)
 /* The lowest nice the mapping may give a thread: anything as root, else
  * its own (unprivileged, nice only goes up; a thread already above what it
  * should have keeps its nice). */
-static int floor_nice(const struct allocator *a, const struct task *t)
+static int floor_nice(const struct allocator *a, const struct task_sched *s)
 {
-	return a->may_lower ? NICE_MIN : t->sched.orig_nice;
+	return a->may_lower ? NICE_MIN : s->orig_nice;
 }
 
 struct placed {
@@ -350,8 +331,8 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 
 	for (guint i = 0; i < targets->len; i++) {
 		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
-		struct autogroup *ag = autogroup_of(a, tg->t);
-		struct bucket_key k = { tg->leaf->id, tg->weight, ag->id, tg->t->sched.orig_nice,
+		struct autogroup *ag = autogroup_of(a, tg->t, tg->s);
+		struct bucket_key k = { tg->leaf->id, tg->weight, ag->id, tg->s->orig_nice,
 					tg->runnable };
 		struct bucket_key *key;
 		gpointer found;
@@ -373,7 +354,7 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 		}
 		b = &g_array_index(ag->buckets, struct nice_bucket, p.bucket);
 		p.rank = b->nr++;
-		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->t));
+		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->s));
 		if (tg->runnable)
 			ag->weight += tg->weight;
 		g_array_append_val(placed, p);
@@ -457,6 +438,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 	for (guint i = 0; i < placed->len; i++) {
 		struct placed *p = &g_array_index(placed, struct placed, i);
 		struct task *t = p->target.t;
+		struct task_sched *s = p->target.s;
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
 
@@ -464,14 +446,14 @@ static void apply_nice(struct allocator *a, GArray *placed)
 		/* Unprivileged, dithering would ratchet every nice up to 19. */
 		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
 
-		if (!t->sched.seen)
+		if (!s->seen)
 			continue;
 		if (!a->may_lower)
-			want = MAX(want, t->sched.nice);
-		if (want == t->sched.nice)
+			want = MAX(want, s->nice);
+		if (want == s->nice)
 			continue;
-		t->sched.nice_set = true;
-		set_nice(a, t, want);
+		s->nice_set = true;
+		set_nice(a, t->tid, s, want);
 	}
 }
 
@@ -486,27 +468,27 @@ static const struct cpumask *task_cpus(struct allocator *a, struct task *t)
 	return css->parent ? css->ss->cpus(css) : NULL;
 }
 
-static void apply_cpus(struct allocator *a, struct task *t)
+static void apply_cpus(struct allocator *a, struct task *t, struct task_sched *s)
 {
 	const struct cpumask *want = task_cpus(a, t);
 
 	if (!want) {
-		if (t->sched.cpus_set) {
-			set_cpus(a, t, &t->sched.orig_cpus);
-			t->sched.cpus_set = false;
+		if (s->cpus_set) {
+			set_cpus(a, t->tid, s, &s->orig_cpus);
+			s->cpus_set = false;
 		}
 		return;
 	}
-	if (t->sched.cpus_set && cpumask_equal(&t->sched.cpus, want))
+	if (s->cpus_set && cpumask_equal(&s->cpus, want))
 		return;
 	/* A thread may narrow its own affinity inside its cpuset: one that is
 	 * not what we gave it was set by the thread (or its owner). What we
 	 * gave it follows the cpuset, also when the cpuset grows. */
-	if (t->sched.cpus_set && !cpumask_equal(&t->sched.cpus, &t->sched.applied_cpus) &&
-	    !cpumask_empty(&t->sched.cpus) && cpumask_subset(&t->sched.cpus, want))
+	if (s->cpus_set && !cpumask_equal(&s->cpus, &s->applied_cpus) &&
+	    !cpumask_empty(&s->cpus) && cpumask_subset(&s->cpus, want))
 		return;
-	t->sched.cpus_set = true;
-	set_cpus(a, t, want);
+	s->cpus_set = true;
+	set_cpus(a, t->tid, s, want);
 }
 
 static bool in_weighed_group(struct allocator *a, struct task *t)
@@ -533,22 +515,23 @@ static void place_tasks(struct allocator *a, GPtrArray *tasks)
 	GArray *targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target)), *placed;
 
 	if (a->weight_ssid >= 0)
-		alloc_weights(a->core, a->weight_ssid, targets);
+		alloc_weights(a->core, a->weight_ssid, a->tasks, targets);
 	placed = bucket_targets(a, targets);
 	forget_autogroups(a);
 	weigh_autogroups(a);
 	apply_nice(a, placed);
 	for (guint i = 0; i < tasks->len; i++) {
 		struct task *t = g_ptr_array_index(tasks, i);
+		struct task_sched *s = alloc_task_get(a->tasks, t);
 
-		if (!t->sched.seen)
+		if (!s->seen)
 			continue;
-		if (!in_weighed_group(a, t) && t->sched.nice_set) {
+		if (!in_weighed_group(a, t) && s->nice_set) {
 			if (a->may_lower)
-				set_nice(a, t, t->sched.orig_nice);
-			t->sched.nice_set = false;
+				set_nice(a, t->tid, s, s->orig_nice);
+			s->nice_set = false;
 		}
-		apply_cpus(a, t);
+		apply_cpus(a, t, s);
 	}
 	end_autogroup_pass(a);
 	g_array_unref(placed);
@@ -581,11 +564,14 @@ void alloc_pass(struct allocator *a, bool sample)
 		a->rotation++;
 	}
 	for (guint i = 0; i < tasks->len; i++) {
+		struct task_sched *s;
+
 		t = g_ptr_array_index(tasks, i);
-		if (!t->sched.seen)
-			see_task(a, t);
+		s = alloc_task_get(a->tasks, t);
+		if (!s->seen)
+			see_task(a, t, s);
 		else if (reconcile)
-			reconcile_task(a, t);
+			reconcile_task(a, t, s);
 	}
 	/* Placing costs a walk of every thread: only when something changed
 	 * (or a time dither moves on). */
@@ -607,11 +593,92 @@ void alloc_pass(struct allocator *a, bool sample)
 	a->empty = empty;
 }
 
+static void on_stat(void *data, GString *out);
+
+/* The core's events (core/notify.h): record, kick, and nothing slow but
+ * giving back a leaving thread's own nice and affinity at once. */
+
+/* Tasks moved: those now in a group are managed (an entry, so that a
+ * fork or an exit finds it); those back in the root of every hierarchy
+ * leave management. */
+static void on_attach(void *data, struct task *const *tasks, unsigned n,
+		      const struct cg_root *root)
+{
+	struct allocator *a = data;
+	struct css_set *init = a->core->init_css_set;
+
+	(void)root;
+	for (unsigned i = 0; i < n; i++) {
+		struct task_sched *s;
+
+		if (tasks[i]->cset != init)
+			alloc_task_get(a->tasks, tasks[i]);
+		else if ((s = alloc_task_lookup(a->tasks, tasks[i])))
+			restore_task(a, tasks[i]->tid, s);
+	}
+	alloc_kick(a);
+}
+
+static void on_fork(void *data, struct task *parent, struct task *child)
+{
+	struct allocator *a = data;
+
+	alloc_task_fork(a->tasks, parent, child);
+	alloc_kick(a);
+}
+
+/* The thread is gone: nothing to give back. */
+static void on_task_exit(void *data, struct task *t)
+{
+	struct allocator *a = data;
+
+	if (g_hash_table_remove(a->tasks, t))
+		alloc_kick(a);
+}
+
+/* shares, cpus: applied soon. */
+static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
+{
+	(void)cgrp;
+	(void)file;
+	alloc_kick(data);
+}
+
+struct allocator *alloc_new(struct cg_core *core)
+{
+	struct allocator *a = g_new0(struct allocator, 1);
+	struct kfacade *kf = core->kf;
+
+	a->core = core;
+	a->weight_ssid = a->cpus_ssid = -1;
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		if (core->subsys[i]->weight && alloc_weight_root(core, (int)i))
+			a->weight_ssid = (int)i;
+		if (core->subsys[i]->cpus && alloc_weight_root(core, (int)i))
+			a->cpus_ssid = (int)i;
+	}
+	a->may_lower = kf->ops->may_lower_nice(kf);
+	if (!a->may_lower)
+		g_message("not privileged: nice values can only be raised, never lowered or "
+			  "restored, and sessions are weighed only downwards; see cgfused(8)");
+	a->autogroups = g_hash_table_new_full(NULL, NULL, NULL, free_autogroup);
+	a->proc_clock = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	a->tasks = alloc_task_table_new();
+	a->sub = (struct cg_subscriber){
+		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
+		.changed = on_changed, .stat = on_stat,
+	};
+	cg_subscribe(core, &a->sub);
+	return a;
+}
+
 void alloc_free(struct allocator *a)
 {
 	struct cg_core *core;
 	GHashTableIter iter;
 	struct task *t;
+	struct task_sched *s;
 	struct autogroup *ag;
 
 	if (!a)
@@ -619,15 +686,16 @@ void alloc_free(struct allocator *a)
 	core = a->core;
 	g_mutex_lock(&core->lock);
 	task_catch_up(core);
-	g_hash_table_iter_init(&iter, core->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-		alloc_task_restore(a, t);
+	g_hash_table_iter_init(&iter, a->tasks);
+	while (g_hash_table_iter_next(&iter, (gpointer *)&t, (gpointer *)&s))
+		restore_task(a, t->tid, s);
 	g_hash_table_iter_init(&iter, a->autogroups);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
 		if (ag->nice_set)
 			core->kf->ops->set_autogroup_nice(core->kf, ag->tid, ag->orig_nice);
-	core->alloc = NULL;
+	cg_unsubscribe_locked(core, &a->sub);
 	g_mutex_unlock(&core->lock);
+	g_hash_table_destroy(a->tasks);
 	g_hash_table_destroy(a->autogroups);
 	g_hash_table_destroy(a->proc_clock);
 	close(a->kick_fd);
@@ -639,8 +707,10 @@ const struct alloc_stats *alloc_stats(struct allocator *a)
 	return &a->st;
 }
 
-void alloc_stat_show(struct allocator *a, GString *out)
+/* What cgfused.stat shows after the core's lines. */
+static void on_stat(void *data, GString *out)
 {
+	const struct allocator *a = data;
 	const struct alloc_stats *st = &a->st;
 
 	g_string_append_printf(out,

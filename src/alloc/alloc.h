@@ -26,29 +26,27 @@ struct alloc_stats {
 
 struct allocator;
 
-/* Takes the core's controllers with weight/cpus methods. Sets core->alloc. */
+/* Takes the core's controllers with weight/cpus methods and subscribes to
+ * the core's events (core/notify.h): moves, forks and exits keep its own
+ * per-thread table (alloc_task.h), and they and written settings kick it;
+ * a thread moved back to the root of every hierarchy gets its original
+ * nice and affinity back at once; cgfused.stat shows its figures. */
 struct allocator *alloc_new(struct cg_core *core);
-/* Gives every managed thread its original nice and affinity back. Called
- * with the thread stopped. */
+/* Unsubscribes and gives every managed thread its original nice and
+ * affinity back. Called with the thread stopped; NULL-safe. */
 void alloc_free(struct allocator *a);
 
 /* One pass; sample also reads every managed thread's CPU use. Takes the
  * core's lock. */
 void alloc_pass(struct allocator *a, bool sample);
 
-/* Something changed: a pass should run soon. NULL-safe, any context. */
+/* Something changed: a pass should run soon. Any context. */
 void alloc_kick(struct allocator *a);
 /* The descriptor that becomes readable after a kick (for the thread). */
 int alloc_kick_fd(struct allocator *a);
 /* Clears the kick before a pass. */
 void alloc_kick_clear(struct allocator *a);
 
-/* A thread leaves management while alive: its original nice and affinity
- * come back now. Called locked; NULL-safe. */
-void alloc_task_restore(struct allocator *a, struct task *t);
-
-/* What cgfused.stat shows. Called locked. */
-void alloc_stat_show(struct allocator *a, GString *out);
 const struct alloc_stats *alloc_stats(struct allocator *a);
 
 #endif

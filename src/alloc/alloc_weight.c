@@ -6,13 +6,14 @@
 
 struct weigh {
 	int ssid;
+	GHashTable *sched;		/* the allocator's per-thread table */
 	GHashTable *busy;		/* cgroups with a runnable thread below */
 	GArray *out;
 };
 
-static double task_own_weight(const struct task *t)
+static double task_own_weight(const struct task_sched *s)
 {
-	return t->sched.seen ? nice_to_weight(t->sched.orig_nice) : nice_to_weight(0);
+	return s->seen ? nice_to_weight(s->orig_nice) : nice_to_weight(0);
 }
 
 #define for_each_task_in(t, cs, ts, cgrp)					\
@@ -31,7 +32,7 @@ static bool mark_busy(struct cgroup *cgrp, struct weigh *w)
 	cgroup_for_each_child(child, &iter, cgrp)
 		busy |= mark_busy(child, w);
 	for_each_task_in(t, cs, ts, cgrp)
-		busy |= t->sched.runnable;
+		busy |= alloc_task_get(w->sched, t)->runnable;
 	if (busy)
 		g_hash_table_add(w->busy, cgrp);
 	return busy;
@@ -59,9 +60,11 @@ static void weigh_group(struct cgroup *cgrp, double weight, struct weigh *w)
 			busy += own;
 	}
 	for_each_task_in(t, cs, ts, cgrp) {
-		all += task_own_weight(t);
-		if (t->sched.runnable)
-			busy += task_own_weight(t);
+		const struct task_sched *s = alloc_task_get(w->sched, t);
+
+		all += task_own_weight(s);
+		if (s->runnable)
+			busy += task_own_weight(s);
 	}
 
 	cgroup_for_each_child(child, &iter, cgrp) {
@@ -70,11 +73,13 @@ static void weigh_group(struct cgroup *cgrp, double weight, struct weigh *w)
 		weigh_group(child, weight * shares(child, w) / (runs ? busy : all), w);
 	}
 	for_each_task_in(t, cs, ts, cgrp) {
+		struct task_sched *s = alloc_task_get(w->sched, t);
 		struct alloc_target target = {
 			.t = t,
+			.s = s,
 			.leaf = cgrp,
-			.weight = weight * task_own_weight(t) / (t->sched.runnable ? busy : all),
-			.runnable = t->sched.runnable,
+			.weight = weight * task_own_weight(s) / (s->runnable ? busy : all),
+			.runnable = s->runnable,
 		};
 
 		g_array_append_val(w->out, target);
@@ -92,10 +97,10 @@ struct cg_root *alloc_weight_root(struct cg_core *core, int ssid)
 	return NULL;
 }
 
-void alloc_weights(struct cg_core *core, int ssid, GArray *targets)
+void alloc_weights(struct cg_core *core, int ssid, GHashTable *sched, GArray *targets)
 {
 	struct cg_root *root = alloc_weight_root(core, ssid);
-	struct weigh w = { ssid, g_hash_table_new(NULL, NULL), targets };
+	struct weigh w = { ssid, sched, g_hash_table_new(NULL, NULL), targets };
 	GHashTableIter iter;
 	struct cgroup *top;
 

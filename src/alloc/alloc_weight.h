@@ -11,10 +11,11 @@
 #ifndef CGFUSED_ALLOC_WEIGHT_H
 #define CGFUSED_ALLOC_WEIGHT_H
 
-#include "core/task.h"
+#include "alloc/alloc_task.h"
 
 struct alloc_target {
 	struct task *t;
+	struct task_sched *s;		/* its entry in the allocator's table */
 	struct cgroup *leaf;		/* its cgroup in the weighing hierarchy */
 	double weight;
 	bool runnable;
@@ -24,7 +25,8 @@ struct alloc_target {
 struct cg_root *alloc_weight_root(struct cg_core *core, int ssid);
 
 /* Appends a target for every thread in a non-root cgroup of that
- * hierarchy. */
-void alloc_weights(struct cg_core *core, int ssid, GArray *targets);
+ * hierarchy; sched is the allocator's per-thread table (alloc_task.h),
+ * which has an entry for each. */
+void alloc_weights(struct cg_core *core, int ssid, GHashTable *sched, GArray *targets);
 
 #endif

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "alloc/alloc.h"
 #include "core/css_set.h"
+#include "core/notify.h"
 #include "core/task.h"
 
 /* Tasks made for this attach that are still in init_css_set (the attach
@@ -54,12 +54,11 @@ static void move_task(struct cg_core *core, struct task *t, struct cgroup *dst)
 	task_account(core, t);
 	task_set_css_set(core, t, cset);
 	put_css_set(core, cset);
-	if (cset == core->init_css_set)
-		alloc_task_restore(core->alloc, t);	/* unmanaged again */
 }
 
-/* Whether every controller of dst's hierarchy takes tasks in. */
-static int can_attach(struct cgroup *dst)
+/* Whether every controller of dst's hierarchy takes n tasks in, and then
+ * every subscriber. */
+static int can_attach(struct cgroup *dst, unsigned n)
 {
 	struct cg_core *core = dst->root->core;
 	int ret = 0;
@@ -70,6 +69,9 @@ static int can_attach(struct cgroup *dst)
 		if ((dst->root->subsys_mask & (1u << i)) && ss->can_attach)
 			ret = ss->can_attach(dst->subsys[i]);
 	}
+	if (ret == 0)
+		ret = cg_notify_prepare(core, &(struct cg_change){
+			.kind = CG_CHANGE_ATTACH, .cgrp = dst, .nr_tasks = n });
 	return ret;
 }
 
@@ -84,12 +86,12 @@ int cgroup_attach_restore(struct cgroup *dst, pid_t tid, uint64_t ino, uint64_t 
 		return ret;
 	if (t->ident.ino != ino)
 		ret = -ESRCH;		/* the id now names another thread */
-	else if ((ret = can_attach(dst)) == 0)
+	else if ((ret = can_attach(dst, 1)) == 0)
 		ret = core->kf->ops->may_manage(core->kf, tid);
 	if (ret == 0) {
 		move_task(core, t, dst);
 		t->joined_ns = joined_ns;	/* children born since then are its */
-		alloc_kick(core->alloc);
+		cg_notify(core, attach, &t, 1, dst->root);
 	}
 	/* Nothing to remember of a task back in the root (or not moved). */
 	if (t->cset == core->init_css_set)
@@ -136,13 +138,12 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct 
 	}
 
 	if (ret == 0)
-		ret = can_attach(dst);
+		ret = can_attach(dst, tasks->len);
 
 	if (ret == 0) {
 		for (guint i = 0; i < tasks->len; i++)
 			move_task(core, g_ptr_array_index(tasks, i), dst);
-		cg_notify(core, move, (struct task *const *)tasks->pdata, tasks->len, dst->root);
-		alloc_kick(core->alloc);
+		cg_notify(core, attach, (struct task *const *)tasks->pdata, tasks->len, dst->root);
 	}
 	drop_untracked(core, created);
 	g_ptr_array_unref(created);

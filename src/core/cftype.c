@@ -5,11 +5,11 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "alloc/alloc.h"
 #include "core/cgroup.h"
-#include "lib/kparse.h"
+#include "core/notify.h"
 #include "core/task.h"
 #include "core/task_sample.h"
+#include "lib/kparse.h"
 
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
 {
@@ -134,6 +134,9 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 	copy = g_strndup(buf, len);
 	task_catch_up(core);	/* handlers may ask whether a group is populated */
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
+	if (ret == 0)
+		ret = cg_notify_prepare(core, &(struct cg_change){
+			.kind = CG_CHANGE_WRITE, .cgrp = cgrp, .file = file, .buf = buf, .len = len });
 	if (ret == 0) {
 		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, cred };
 		const struct cftype *cft = f->cft;
@@ -157,14 +160,14 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		}
 	}
 	if (ret == 0) {
-		if (core->observer && !(f->cft->flags & CFTYPE_NO_STATE)) {
+		if (!(f->cft->flags & CFTYPE_NO_STATE) && cg_notify_wanted(core, write)) {
 			/* As written: the handler may have cut copy up. */
 			char *text = g_strndup(buf, len);
 
 			cg_notify(core, write, cgrp, file, text);
 			g_free(text);
 		}
-		alloc_kick(core->alloc);	/* shares, cpus: applied soon */
+		cg_notify(core, changed, cgrp, file);
 	}
 	g_mutex_unlock(&core->lock);
 	g_free(copy);

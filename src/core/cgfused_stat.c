@@ -3,8 +3,8 @@
 
 #include <malloc.h>
 
-#include "alloc/alloc.h"
 #include "core/cgroup.h"
+#include "core/notify.h"
 #include "core/task.h"
 
 /* What cgfused itself is doing: not a kernel file. */
@@ -23,8 +23,7 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 			       "heap_mmap_bytes %zu\n",
 			       g_hash_table_size(core->tasks), g_hash_table_size(core->css_sets),
 			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
-	if (core->alloc)
-		alloc_stat_show(core->alloc, out);
+	cg_notify(core, stat, out);	/* the allocator's figures */
 	return 0;
 }
 

@@ -7,7 +7,7 @@
 #include "core/cgfused_stat.h"
 #include "core/css_set.h"
 #include "core/face.h"
-#include "v1/release_agent.h"
+#include "core/notify.h"
 #include "core/task.h"
 
 void css_get(struct css *css)
@@ -132,6 +132,7 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->cgroups = g_hash_table_new(g_int64_hash, g_int64_equal);
 	core->css_sets = css_set_table_new();
 	core->tasks = g_hash_table_new(NULL, NULL);
+	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
 	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
 	return core;
@@ -230,13 +231,8 @@ static void cgroup_destroy_tree(struct cgroup *cgrp)
 
 void cg_core_free(struct cg_core *core)
 {
-	/* Nothing may run an agent while the daemon goes away. */
-	for (unsigned r = 0; r < core->roots->len; r++) {
-		struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-		g_free(root->release_agent);
-		root->release_agent = NULL;
-	}
+	/* Nobody hears of the daemon going away (no release agent runs). */
+	g_ptr_array_set_size(core->subscribers, 0);
 	task_table_free(core);
 	put_css_set(core, core->init_css_set);
 	for (unsigned r = 0; r < core->roots->len; r++) {
@@ -250,6 +246,7 @@ void cg_core_free(struct cg_core *core)
 			g_free(f);
 		}
 		g_ptr_array_unref(root->files);
+		g_free(root->release_agent);
 		g_free(root->name);
 		g_free(root);
 	}
@@ -257,6 +254,7 @@ void cg_core_free(struct cg_core *core)
 	g_hash_table_unref(core->cgroups);
 	g_hash_table_unref(core->css_sets);
 	g_hash_table_unref(core->tasks);
+	g_ptr_array_unref(core->subscribers);
 	g_mutex_clear(&core->lock);
 	g_free(core);
 }
@@ -336,15 +334,30 @@ int css_for_each_descendant_pre(struct css *css, int (*fn)(struct css *, void *)
 
 bool cgroup_is_populated(const struct cgroup *cgrp)
 {
-	GHashTableIter iter;
-	struct cgroup *child;
+	return cgrp->nr_populated_csets || cgrp->nr_populated_children;
+}
 
-	if (!g_queue_is_empty((GQueue *)&cgrp->csets))
-		return true;
-	cgroup_for_each_child(child, &iter, cgrp)
-		if (cgroup_is_populated(child))
-			return true;
-	return false;
+/* The one place populated changes are found: the release agent hears of
+ * them here (and cgroup.events will). */
+void cgroup_update_populated(struct cgroup *cgrp, bool populated)
+{
+	struct cg_core *core = cgrp->root->core;
+	struct cgroup *child = NULL;
+	int adj = populated ? 1 : -1;
+
+	do {
+		bool was_populated = cgroup_is_populated(cgrp);
+
+		if (!child)
+			cgrp->nr_populated_csets += adj;
+		else
+			cgrp->nr_populated_children += adj;
+		if (was_populated == cgroup_is_populated(cgrp))
+			break;
+		cg_notify(core, populated, cgrp, !was_populated);
+		child = cgrp;
+		cgrp = cgrp->parent;
+	} while (cgrp);
 }
 
 char *cgroup_path(const struct cgroup *cgrp)
@@ -397,6 +410,9 @@ static int do_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, 
 	g_mutex_lock(&core->lock);
 	parent = cgroup_by_id(core, parent_id);
 	ret = parent ? check_new_name(parent, name, check ? cred : &root) : -ENOENT;
+	if (ret == 0)
+		ret = cg_notify_prepare(core, &(struct cg_change){
+			.kind = CG_CHANGE_MKDIR, .cgrp = parent, .name = name });
 	if (ret == 0) {
 		cgrp = cgroup_create(parent->root, parent, name, mode, cred);
 		g_hash_table_insert(parent->children, cgrp->name, cgrp);
@@ -458,9 +474,10 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 		ret = -EBUSY;
 	else if (ret == 0) {
 		cgroup_destroy(cgrp);
+		/* The release agent's cue too: parent may have lost its last
+		 * child. */
 		cg_notify(core, rmdir, parent, name);
 		dir_changed(parent);
-		check_for_release(parent);
 	}
 	g_mutex_unlock(&core->lock);
 	return ret;

@@ -30,7 +30,6 @@ struct cg_core;
 struct cg_face;
 struct cg_root;
 struct cgroup;
-struct allocator;
 struct css_set;
 struct task;
 
@@ -108,6 +107,9 @@ struct cgroup {
 	unsigned flags;
 	int64_t ctime_ns;		/* creation time, CLOCK_REALTIME */
 	uint64_t sampled_ns;		/* boot time of its threads' last sample */
+	/* Linked css_sets, and children that are populated (the kernel's
+	 * counts, kept by cgroup_update_populated()). */
+	unsigned nr_populated_csets, nr_populated_children;
 	struct cg_iattr attr;		/* of its directory */
 	/* Who made it: its files belong to them until chown. */
 	uid_t creator_uid;
@@ -116,34 +118,6 @@ struct cgroup {
 	struct css self;		/* the cgroup's own css, for core files */
 	struct css *subsys[CG_MAX_SUBSYS];
 };
-
-/* Who wants to hear of every change that succeeded (the state, src/state/state.c),
- * called locked before the change is answered. Any callback may be NULL. */
-struct cg_observer {
-	void *data;
-	void (*mkdir)(void *data, struct cgroup *cgrp);
-	/* After the group parent/name is gone: a compaction the record sets
-	 * off must snapshot the tree without it. */
-	void (*rmdir)(void *data, struct cgroup *parent, const char *name);
-	void (*rename)(void *data, struct cgroup *cgrp, const char *old_name);
-	/* A control file was written text (the file's cftype has no
-	 * CFTYPE_NO_STATE). */
-	void (*write)(void *data, struct cgroup *cgrp, unsigned file, const char *text);
-	/* chmod, chown (CG_DIR: the directory itself). */
-	void (*setattr)(void *data, struct cgroup *cgrp, unsigned file);
-	/* Tasks changed group in root (one attach), or in every hierarchy
-	 * when root is NULL (a child joined its parent's groups). */
-	void (*move)(void *data, struct task *const *tasks, unsigned n,
-		     const struct cg_root *root);
-};
-
-/* Calls an observer callback if there is one. */
-#define cg_notify(core, fn, ...)						\
-	do {									\
-		const struct cg_observer *o_ = (core)->observer;		\
-		if (o_ && o_->fn)						\
-			o_->fn(o_->data, __VA_ARGS__);				\
-	} while (0)
 
 /* The daemon's whole model. */
 struct cg_core {
@@ -163,8 +137,7 @@ struct cg_core {
 	GHashTable *tasks;		/* tid -> struct task * */
 	uint64_t nr_resyncs;		/* times task reports were lost */
 	struct kfacade *kf;
-	struct allocator *alloc;	/* NULL: settings are not applied */
-	const struct cg_observer *observer;	/* NULL: nobody listens */
+	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */
 	bool loading;			/* a saved state is being replayed */
 };
 
@@ -236,7 +209,12 @@ struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name);
 bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f);
 const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,
 					  unsigned *index);
+/* Whether a task is in cgrp or below (a root always is). */
 bool cgroup_is_populated(const struct cgroup *cgrp);
+/* A css_set was linked to cgrp (populated) or unlinked from it: counts it
+ * and tells subscribers of every group that became populated or empty
+ * (the kernel's cgroup_update_populated()). */
+void cgroup_update_populated(struct cgroup *cgrp, bool populated);
 /* The attributes of the directory (CG_DIR) or a file it has; the second
  * gives them to change, making the file's own copy on its first change. */
 void cgroup_iattr(const struct cgroup *cgrp, unsigned file, struct cg_iattr *out);

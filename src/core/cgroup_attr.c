@@ -6,6 +6,8 @@
 
 #include <errno.h>
 
+#include "core/notify.h"
+
 struct cg_file_iattr {
 	unsigned file;
 	struct cg_iattr attr;

@@ -1,8 +1,6 @@
 /* css_set lookup, reference counting and linking to cgroups. */
 #include "core/css_set.h"
 
-#include "v1/release_agent.h"
-
 /* splitmix64's finaliser: every input bit reaches every output bit. */
 static uint64_t mix64(uint64_t x)
 {
@@ -75,6 +73,7 @@ struct css_set *find_css_set(struct cg_core *core, struct css *const *subsys)
 
 		g_queue_push_tail(&cgrp->csets, cset);
 		cset->cgrp_link[r] = cgrp->csets.tail;
+		cgroup_update_populated(cgrp, true);
 	}
 	g_hash_table_add(core->css_sets, cset);
 	return cset;
@@ -91,7 +90,7 @@ void put_css_set(struct cg_core *core, struct css_set *cset)
 		struct cgroup *cgrp = css_set_cgroup(cset, g_ptr_array_index(core->roots, r));
 
 		g_queue_delete_link(&cgrp->csets, cset->cgrp_link[r]);
-		check_for_release(cgrp);
+		cgroup_update_populated(cgrp, false);
 	}
 	for (unsigned i = 0; i < CG_MAX_SUBSYS; i++)
 		if (cset->subsys[i])

@@ -3,7 +3,7 @@
 
 #include <errno.h>
 
-#include "alloc/alloc.h"
+#include "core/notify.h"
 
 struct task *task_lookup(struct cg_core *core, pid_t tid)
 {
@@ -39,7 +39,6 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 		t->charged_proc_ns = UINT64_MAX;
 	core->kf->ops->task_cputime(core->kf, t->ident.tgid, tid, &t->charged);
 	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
-	t->sched.runnable = true;	/* until a sample says otherwise */
 	get_css_set(core->init_css_set);
 	t->cset = core->init_css_set;
 	g_queue_push_tail(&t->cset->tasks, t);
@@ -52,6 +51,7 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 
 void task_drop(struct cg_core *core, struct task *t)
 {
+	cg_notify(core, exit, t);
 	g_hash_table_remove(core->tasks, GINT_TO_POINTER(t->tid));
 	g_queue_delete_link(&t->cset->tasks, t->cset_node);
 	put_css_set(core, t->cset);
@@ -73,10 +73,8 @@ void task_drop_gone(struct cg_core *core, struct cgroup *cgrp)
 	for (guint i = 0; i < tasks->len; i++) {
 		struct task *t = g_ptr_array_index(tasks, i);
 
-		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident)) {
+		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
 			task_drop(core, t);
-			alloc_kick(core->alloc);
-		}
 	}
 	g_ptr_array_unref(tasks);
 }
@@ -162,11 +160,7 @@ static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uin
 		child->joined_ns = born_ns;
 	child->charged = (struct task_cputime){ 0 };
 	child->charged_proc_ns = UINT64_MAX;
-	child->sched = parent->sched;
-	child->sched.sampled = false;
-	child->sched.runnable = true;
-	cg_notify(core, move, &child, 1, NULL);
-	alloc_kick(core->alloc);
+	cg_notify(core, fork, parent, child);
 }
 
 /* A child starts in its parent's groups. The proc connector names the
@@ -240,7 +234,6 @@ static void task_resync(struct cg_core *core)
 	}
 	g_list_free(all);
 	task_adopt_orphans(core);
-	alloc_kick(core->alloc);
 }
 
 void task_catch_up(struct cg_core *core)
@@ -264,7 +257,6 @@ void task_catch_up(struct cg_core *core)
 				if (ev[i].final_valid)
 					task_charge(core, t, &ev[i].final);
 				task_drop(core, t);
-				alloc_kick(core->alloc);
 			}
 		}
 	} while (n == G_N_ELEMENTS(ev));

@@ -7,19 +7,6 @@
 #include "core/cgroup.h"
 #include "core/css_set.h"
 
-/* What the allocator keeps per thread (src/alloc/alloc.c). */
-struct task_sched {
-	bool seen;			/* orig_* and autogroup were read */
-	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
-	int orig_nice, nice;		/* nice: the value it has now */
-	struct cpumask orig_cpus, cpus;	/* cpus: the affinity it has now */
-	struct cpumask applied_cpus;	/* what we last gave it */
-	int autogroup;			/* session autogroup id */
-	bool sampled;			/* run_ns/wait_ns/at_ns hold a sample */
-	bool runnable;
-	uint64_t run_ns, wait_ns, at_ns;
-};
-
 struct task {
 	pid_t tid;
 	struct task_ident ident;
@@ -31,7 +18,6 @@ struct task {
 	 * while that has not moved, none of its threads ran, and a move need
 	 * not read /proc (task_account). */
 	uint64_t charged_proc_ns;
-	struct task_sched sched;
 };
 
 /* The tracked task with this id, or NULL (it is then in init_css_set). */
@@ -51,6 +37,9 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 /* Samples the thread and charges it; false if it could not be read. */
 bool task_account(struct cg_core *core, struct task *t);
 
+/* Accounts every thread in the cgroups of a subtree (before its figures
+ * are read). */
+void task_account_subtree(struct cgroup *cgrp);
 
 /* Moves a task into cset (referenced by the caller, who keeps its ref). */
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset);

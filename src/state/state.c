@@ -1,4 +1,4 @@
-/* The state's files: the log the observer hooks append to, snapshots,
+/* The state's files: the log its subscriber hooks append to, snapshots,
  * compaction and the thread that syncs the log. */
 #include "state/state.h"
 
@@ -12,13 +12,14 @@
 #include <unistd.h>
 
 #include "core/css_set.h"
+#include "core/notify.h"
+#include "core/task.h"
 #include "state/state_log.h"
 #include "state/state_replay.h"
-#include "core/task.h"
 
 struct cg_state {
 	struct cg_core *core;
-	struct cg_observer observer;
+	struct cg_subscriber sub;
 	char *path, *log_path;
 	char *boot_id;
 	struct state_log log;		/* its fd locked (flock) while we live */
@@ -379,7 +380,7 @@ static void append(struct cg_state *st, GString *recs, unsigned nr)
 		compact(st);
 }
 
-/* The observer hooks. */
+/* The subscriber hooks (core/notify.h). */
 
 static void on_mkdir(void *data, struct cgroup *cgrp)
 {
@@ -440,9 +441,9 @@ static void on_setattr(void *data, struct cgroup *cgrp, unsigned file)
 /* One write(2) for all the moves of one attach: they all went to one group
  * of root. A child that joined its parent's groups (root NULL) has a
  * record per hierarchy. */
-static void on_move(void *data, struct task *const *tasks, unsigned n, const struct cg_root *root)
+static void log_moves(struct cg_state *st, struct task *const *tasks, unsigned n,
+		      const struct cg_root *root)
 {
-	struct cg_state *st = data;
 	unsigned nr = 0;
 
 	g_string_truncate(st->buf, 0);
@@ -458,6 +459,18 @@ static void on_move(void *data, struct task *const *tasks, unsigned n, const str
 			rec_task(st->buf, tasks[i], st->group);
 	}
 	append(st, st->buf, nr);
+}
+
+static void on_attach(void *data, struct task *const *tasks, unsigned n,
+		      const struct cg_root *root)
+{
+	log_moves(data, tasks, n, root);
+}
+
+static void on_fork(void *data, struct task *parent, struct task *child)
+{
+	(void)parent;
+	log_moves(data, &child, 1, NULL);
 }
 
 /* The sync thread. */
@@ -545,9 +558,9 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	st->boot_id = boot_id ? g_strdup(boot_id) : state_boot_id();
 	g_mutex_init(&st->sync_lock);
 	g_cond_init(&st->sync_cond);
-	st->observer = (struct cg_observer){
+	st->sub = (struct cg_subscriber){
 		.data = st, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
-		.write = on_write, .setattr = on_setattr, .move = on_move,
+		.write = on_write, .setattr = on_setattr, .attach = on_attach, .fork = on_fork,
 	};
 	if (lock_log(st, err) < 0) {
 		state_free(st);
@@ -577,7 +590,8 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 		state_free(st);
 		return NULL;
 	}
-	core->observer = &st->observer;
+	/* Logging starts with the snapshot: no change falls between. */
+	cg_subscribe_locked(core, &st->sub);
 	g_mutex_unlock(&core->lock);
 	/* The replay parsed every record before applying them (tens of MiB
 	 * for a long log), all freed now but left resident inside malloc's
@@ -606,10 +620,7 @@ void state_free(struct cg_state *st)
 		g_mutex_unlock(&st->sync_lock);
 		g_thread_join(st->sync_thread);
 	}
-	g_mutex_lock(&st->core->lock);
-	if (st->core->observer == &st->observer)
-		st->core->observer = NULL;
-	g_mutex_unlock(&st->core->lock);
+	cg_unsubscribe(st->core, &st->sub);
 	if (st->log.fd >= 0) {
 		/* The log's zero tail goes; if it cannot, the reader stops at it. */
 		if (state_log_close(&st->log) < 0)

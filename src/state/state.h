@@ -1,7 +1,7 @@
 /* State that survives the daemon: every group, its control files' values,
  * owners and modes, and every membership, kept in FILE (a snapshot) and
- * FILE.log (the changes since, appended by the core's observer hooks before
- * each change is answered). See docs/design.md, "State".
+ * FILE.log (the changes since, appended by its subscriber hooks (see
+ * core/notify.h) before each change is answered). See docs/design.md, "State".
  *
  * One record per line: a type, fields that are decimal numbers or
  * '='-prefixed %-escaped strings, and " #" with the g_str_hash of what

@@ -1,29 +1,124 @@
 /* Running the release agent. */
 #include "v1/release_agent.h"
 
-void check_for_release(struct cgroup *cgrp)
+#include "core/notify.h"
+
+struct release_agent {
+	struct cg_core *core;
+	struct cg_subscriber sub;
+	GAsyncQueue *due;		/* struct release *, then the stop mark */
+	GThread *thread;
+};
+
+/* One run: the agent and the group's path, copied under the core lock. */
+struct release {
+	char *agent, *path;
+};
+
+static void release_free(struct release *r)
 {
-	const char *agent = cgrp->root->release_agent;
-	char *path;
+	g_free(r->agent);
+	g_free(r->path);
+	g_free(r);
+}
+
+/* What release_agent_free queues last. */
+static struct release stop_mark;
+
+static void run_agent(const struct release *r)
+{
 	/* The kernel's call_usermodehelper environment. */
 	char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
+	char *argv[] = { r->agent, r->path, NULL };
 	GError *err = NULL;
 
-	/* Replaying a saved state changes nothing anybody should hear of. */
-	if (cgrp->root->core->loading)
-		return;
-	if (!(cgrp->flags & CGRP_NOTIFY_ON_RELEASE) || !cgrp->parent || !agent || !*agent)
-		return;
-	if (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children))
-		return;
-	path = cgroup_path(cgrp);
-	char *argv[] = { (char *)agent, path, NULL };
 	/* Without G_SPAWN_DO_NOT_REAP_CHILD, GLib double-forks: nobody waits. */
 	if (!g_spawn_async("/", argv, envp,
 			   G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_STDOUT_TO_DEV_NULL |
 			   G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, &err)) {
-		g_warning("release_agent %s %s: %s", agent, path, err->message);
+		g_warning("release_agent %s %s: %s", r->agent, r->path, err->message);
 		g_error_free(err);
 	}
-	g_free(path);
+}
+
+static gpointer agent_main(gpointer data)
+{
+	struct release_agent *ra = data;
+	struct release *r;
+
+	while ((r = g_async_queue_pop(ra->due)) != &stop_mark) {
+		run_agent(r);
+		release_free(r);
+	}
+	return NULL;
+}
+
+/* cgroup1_check_for_release(): called locked whenever cgrp may just have
+ * become releasable. A group that still has a child group is not, even an
+ * empty one. */
+static void check_for_release(struct release_agent *ra, struct cgroup *cgrp)
+{
+	const char *agent = cgrp->root->release_agent;
+	struct release *r;
+
+	/* Replaying a saved state changes nothing anybody should hear of. */
+	if (ra->core->loading)
+		return;
+	if (!(cgrp->flags & CGRP_NOTIFY_ON_RELEASE) || !cgrp->parent || !agent || !*agent)
+		return;
+	if (cgroup_is_populated(cgrp) || g_hash_table_size(cgrp->children))
+		return;
+	r = g_new(struct release, 1);
+	r->agent = g_strdup(agent);
+	r->path = cgroup_path(cgrp);
+	g_async_queue_push(ra->due, r);
+}
+
+static void on_populated(void *data, struct cgroup *cgrp, bool populated)
+{
+	if (!populated)
+		check_for_release(data, cgrp);
+}
+
+/* The parent may have lost its last child (cgroup_destroy_locked()). */
+static void on_rmdir(void *data, struct cgroup *parent, const char *name)
+{
+	(void)name;
+	check_for_release(data, parent);
+}
+
+struct release_agent *release_agent_new(struct cg_core *core)
+{
+	struct release_agent *ra = g_new0(struct release_agent, 1);
+
+	ra->core = core;
+	ra->due = g_async_queue_new();
+	ra->sub = (struct cg_subscriber){
+		.data = ra, .populated = on_populated, .rmdir = on_rmdir,
+	};
+	cg_subscribe(core, &ra->sub);
+	return ra;
+}
+
+void release_agent_start(struct release_agent *ra)
+{
+	ra->thread = g_thread_new("release-agent", agent_main, ra);
+}
+
+void release_agent_free(struct release_agent *ra)
+{
+	struct release *r;
+
+	if (!ra)
+		return;
+	cg_unsubscribe(ra->core, &ra->sub);
+	if (ra->thread) {
+		g_async_queue_push(ra->due, &stop_mark);
+		g_thread_join(ra->thread);
+	}
+	/* Never started (the daemon did not get that far): nothing runs. */
+	while ((r = g_async_queue_try_pop(ra->due)))
+		release_free(r);
+	g_async_queue_unref(ra->due);
+	g_free(ra);
 }

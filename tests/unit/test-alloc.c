@@ -15,6 +15,9 @@
 
 #define MS 1000000ULL
 
+/* The allocator of the test that runs (one at a time). */
+static struct allocator *alloc;
+
 struct group {
 	const char *path;	/* below the root: "A", "A/A1" */
 	pid_t first;		/* its threads: first .. first + nr - 1 */
@@ -54,7 +57,7 @@ static void run_period(struct env *e, const struct group *g, unsigned n)
 	for (unsigned i = 0; i < n; i++)
 		for (unsigned k = 0; k < g[i].busy; k++)
 			fake_kf_run(e->fk, g[i].first + (pid_t)k, 50 * MS, 50 * MS, 0);
-	alloc_pass(e->core->alloc, true);
+	alloc_pass(alloc, true);
 }
 
 /* The total nice weight of a group's busy threads. */
@@ -70,12 +73,12 @@ static double busy_weight(struct env *e, const struct group *g)
 static void setup(struct env *e)
 {
 	env_setup(e);
-	alloc_new(e->core);
+	alloc = alloc_new(e->core);
 }
 
 static void teardown(struct env *e)
 {
-	alloc_free(e->core->alloc);
+	alloc_free(alloc);
 	env_teardown(e);
 }
 
@@ -181,14 +184,14 @@ static void test_cpuset_affinity_and_restore(void)
 	fake_kf_add_process(e.fk, 100, 1);
 	fake_kf_renice(e.fk, 100, 5);
 	wr_ok(&e, a, "tasks", "100");
-	alloc_pass(e.core->alloc, false);
+	alloc_pass(alloc, false);
 	fake_kf_affinity(e.fk, 100, list);
 	g_assert_cmpstr(list->str, ==, "1-2");
 	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);	/* 1024 shares alone */
 
 	/* cpuset.cpus changes follow. */
 	wr_ok(&e, a, "cpuset.cpus", "3");
-	alloc_pass(e.core->alloc, false);
+	alloc_pass(alloc, false);
 	fake_kf_affinity(e.fk, 100, list);
 	g_assert_cmpstr(list->str, ==, "3");
 
@@ -214,9 +217,9 @@ static void test_stop_restores(void)
 	wr_ok(&e, a, "cpu.shares", "100");
 	fake_kf_add_process(e.fk, 100, 2);
 	wr_ok(&e, a, "cgroup.procs", "100");
-	alloc_pass(e.core->alloc, false);
+	alloc_pass(alloc, false);
 	g_assert_cmpint(fake_kf_nice(e.fk, 101), >, 0);
-	alloc_free(e.core->alloc);
+	alloc_free(alloc);
 	for (pid_t tid = 100; tid <= 101; tid++) {
 		fake_kf_affinity(e.fk, tid, list);
 		g_assert_cmpstr(list->str, ==, FAKE_KF_ONLINE_CPUS);
@@ -239,9 +242,9 @@ static void test_fork_inherits(void)
 	fake_kf_add_process(e.fk, 100, 1);
 	fake_kf_renice(e.fk, 100, 2);
 	wr_ok(&e, a, "tasks", "100");
-	alloc_pass(e.core->alloc, false);
+	alloc_pass(alloc, false);
 	fake_kf_fork(e.fk, 100, 150, 150);
-	alloc_pass(e.core->alloc, false);
+	alloc_pass(alloc, false);
 	g_assert_true(lists(&e, a, "tasks", 150));
 	/* Two runnable threads share 200: 100 each, dithered between the
 	 * neighbours of 100 in the table (110 and 87). */
@@ -288,7 +291,7 @@ static void test_unprivileged_only_raises(void)
 
 	env_setup(&e);
 	fake_kf_set_privileged(e.fk, false);
-	alloc_new(e.core);
+	alloc = alloc_new(e.core);
 	make_groups(&e, g, 2);
 	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "4096");
 	for (int i = 0; i < 3; i++)
@@ -319,7 +322,7 @@ static void test_autogroups(void)
 	run_period(&e, g, 2);
 	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, weight_to_nice(2048));
 	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 2), ==, 0);
-	alloc_free(e.core->alloc);
+	alloc_free(alloc);
 	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
 	env_teardown(&e);
 }
@@ -354,7 +357,7 @@ static void test_autogroup_forgotten(void)
 	for (int i = 0; i < 2 * 50 + 1; i++)	/* two reconciles at least */
 		run_period(&e, g + 1, 1);
 	g_assert_cmpuint(fake_kf_calls(e.fk).autogroup, ==, before.autogroup);
-	g_assert_cmpuint(alloc_stats(e.core->alloc)->failed_calls, ==, 0);
+	g_assert_cmpuint(alloc_stats(alloc)->failed_calls, ==, 0);
 	teardown(&e);
 }
 
