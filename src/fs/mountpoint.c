@@ -6,12 +6,15 @@
 #include <glib.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+
+#include "fs/mountinfo.h"
 
 static bool fs_is(const char *path, long magic)
 {
@@ -83,6 +86,26 @@ static int mount_detach(const char *path)
 	return g_spawn_check_wait_status(status, NULL) ? 0 : -1;
 }
 
+static bool is_fuse(const char *fstype)
+{
+	return strcmp(fstype, "fuse") == 0 || strcmp(fstype, "fuseblk") == 0 ||
+	       g_str_has_prefix(fstype, "fuse.");
+}
+
+/* A FUSE file system mounted on path itself and answering (a dead one is
+ * detached before): a second mount would hide it, daemon and all. */
+static bool mount_is_live_fuse(const char *path, char **fstype)
+{
+	char *real = realpath(path, NULL), *mp = NULL;
+	bool live;
+
+	*fstype = real ? mountinfo_fstype_of(real, &mp) : NULL;
+	live = *fstype && strcmp(mp, real) == 0 && is_fuse(*fstype);
+	free(real);
+	g_free(mp);
+	return live;
+}
+
 int mountpoint_prepare(const char *path, bool *created)
 {
 	struct stat st;
@@ -98,8 +121,16 @@ int mountpoint_prepare(const char *path, bool *created)
 			"unmounted it\n", path);
 	}
 	if (stat(path, &st) == 0) {
+		char *fstype = NULL;
+		bool live = S_ISDIR(st.st_mode) && mount_is_live_fuse(path, &fstype);
+
+		if (live)
+			fprintf(stderr, "cgfused: %s is already mounted (%s, by a daemon that is "
+				"running): unmount it first (fusermount3 -u %s)\n", path, fstype,
+				path);
+		g_free(fstype);
 		if (S_ISDIR(st.st_mode))
-			return 0;
+			return live ? -1 : 0;
 		fprintf(stderr, "cgfused: mount point %s is not a directory\n", path);
 		return -1;
 	}

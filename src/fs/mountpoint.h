@@ -6,8 +6,9 @@
 
 /* 0 when path is a directory to mount on, made (with its missing parents)
  * if it did not exist; *created says so. A mount left by a daemon that
- * died (ENOTCONN) is detached first. Otherwise prints one line saying
- * why not and where it would work, and returns -1. */
+ * died (ENOTCONN) is detached first; a live FUSE mount on path itself is
+ * refused. Otherwise prints one line saying why not and where it would
+ * work, and returns -1. */
 int mountpoint_prepare(const char *path, bool *created);
 
 #endif
