@@ -51,13 +51,16 @@ for body in sys.argv[1:]:
 ' "$@"
 }
 
-# refused FILE WHY...: cgfused with state FILE exits non-zero at once,
-# mounting nothing, with one line on stderr that contains each WHY.
+# refused FILE WHY...: cgfused with state FILE on $MNT exits non-zero at
+# once, mounting nothing, with one line on stderr that contains each WHY.
+# One that starts is stopped after 10 s (and killed 5 s later if it hangs).
 refused() {
 	local file=$1 why
 	shift
-	run --separate-stderr timeout 10 "$CGFUSED" -f -o "state=$file" "$MNT" 3>&-
-	[ "$status" -ne 124 ] || { echo "state=$file: still running after 10 s" >&2; return 1; }
+	CG_MOUNTS+=("$MNT")	# unmounted in teardown if it was mounted after all
+	run --separate-stderr timeout -k 5 10 "$CGFUSED" -f -o "state=$file" "$MNT" 3>&-
+	[ "$status" -ne 124 ] && [ "$status" -ne 137 ] ||
+		{ echo "state=$file: still running after 10 s" >&2; return 1; }
 	[ "$status" -ne 0 ] || { echo "state=$file: accepted" >&2; return 1; }
 	[ "${#stderr_lines[@]}" -eq 1 ] || { echo "state=$file: $stderr" >&2; return 1; }
 	for why; do
@@ -371,4 +374,23 @@ EOF
 	[ ! -e "$STATE.tmp" ]
 	run head -c 12 "$STATE.log"
 	assert_output "cgfused-log "
+}
+
+@test "a state file inside the mount point, or in any cgfused mount, is refused at start" {
+	local m2=$CG_TMP/m2
+	refused "$MNT/in.state" "state file $MNT/in.state is inside the mount point $MNT"
+	refused "$MNT/not/yet/in.state" "inside the mount point"
+	ln -s "$MNT" "$CG_TMP/link"
+	refused "$CG_TMP/link/in.state" "inside the mount point"
+	[ ! -e "$MNT/in.state" ] && [ ! -e "$MNT/in.state.log" ]
+	# In another daemon's mount: $MNT is now a cgfused mount, m2 the new one.
+	cg_mount -o state=none
+	mkdir "$MNT/g" "$m2"
+	CG_MOUNTS+=("$m2")
+	run --separate-stderr timeout -k 5 10 "$CGFUSED" -f -o "state=$MNT/g/x.state" "$m2" 3>&-
+	[ "$status" -ne 124 ] && [ "$status" -ne 137 ]
+	assert_failure
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *"state file $MNT/g/x.state is in the cgfused mount $MNT"* ]]
+	refute cg_is_mounted "$m2"
 }

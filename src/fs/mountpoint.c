@@ -145,3 +145,31 @@ int mountpoint_prepare(const char *path, bool *created)
 	*created = true;
 	return 0;
 }
+
+int mountpoint_check_state(const char *mountpoint, const char *file)
+{
+	char *dir = existing_ancestor(file);
+	char *real_dir = realpath(dir, NULL), *real_mnt = realpath(mountpoint, NULL);
+	char *fstype = NULL, *mp = NULL;
+	size_t len = real_mnt ? strlen(real_mnt) : 0;
+	int ret = 0;
+
+	if (real_dir && real_mnt && strncmp(real_dir, real_mnt, len) == 0 &&
+	    (real_dir[len] == '\0' || real_dir[len] == '/' || len == 1)) {
+		fprintf(stderr, "cgfused: state file %s is inside the mount point %s, where the "
+			"daemon would wait on itself: choose one outside with -o state=FILE\n",
+			file, mountpoint);
+		ret = -1;
+	} else if (real_dir && (fstype = mountinfo_fstype_of(real_dir, &mp)) &&
+		   strcmp(fstype, "fuse.cgfused") == 0) {
+		fprintf(stderr, "cgfused: state file %s is in the cgfused mount %s, which holds "
+			"no files: choose another with -o state=FILE\n", file, mp);
+		ret = -1;
+	}
+	g_free(fstype);
+	g_free(mp);
+	free(real_mnt);
+	free(real_dir);
+	g_free(dir);
+	return ret;
+}

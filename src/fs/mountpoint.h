@@ -11,4 +11,9 @@
  * work, and returns -1. */
 int mountpoint_prepare(const char *path, bool *created);
 
+/* 0 if a state file at file is outside the mount point and outside any
+ * cgfused mount (compaction there would make the daemon wait on its own
+ * answer, under its core lock); else one line on stderr and -1. */
+int mountpoint_check_state(const char *mountpoint, const char *file);
+
 #endif
