@@ -158,7 +158,7 @@ fail:
 }
 
 /* The state in FILE, or in the default for the mount point in a directory
- * made 0700. NULL with a message on failure. */
+ * made 0700; never in the mount. NULL with a message on failure. */
 static struct cg_state *open_state(struct cg_core *core, const char *file,
 				   const char *mountpoint)
 {
@@ -167,10 +167,13 @@ static struct cg_state *open_state(struct cg_core *core, const char *file,
 	struct cg_state *st = NULL;
 	GError *err = NULL;
 
-	if (!file && g_mkdir_with_parents(dir, 0700) < 0)
-		fprintf(stderr, "cgfused: cannot create %s: %s\n", dir, strerror(errno));
-	else if (!(st = state_open(core, path, NULL, &err)))
-		fprintf(stderr, "cgfused: %s\n", err->message);
+	/* Not in the mount (mountpoint_check_state says why). */
+	if (mountpoint_check_state(mountpoint, path) == 0) {
+		if (!file && g_mkdir_with_parents(dir, 0700) < 0)
+			fprintf(stderr, "cgfused: cannot create %s: %s\n", dir, strerror(errno));
+		else if (!(st = state_open(core, path, NULL, &err)))
+			fprintf(stderr, "cgfused: %s\n", err->message);
+	}
 	g_clear_error(&err);
 	g_free(dir);
 	g_free(path);

@@ -61,6 +61,29 @@ teardown() {
 	[ -f "$mnt/g/tasks" ]
 }
 
+@test "a second cgfused on a live mount fails with one line; the first goes on, mounted once" {
+	local n=0 dev mnt rest
+	cg_mount -o state=none
+	mkdir "$MNT/before"
+	run --separate-stderr timeout 10 "$CGFUSED" -f -o state=none "$MNT" 3>&-
+	[ "$status" -ne 124 ]
+	assert_failure
+	[ "${#stderr_lines[@]}" -eq 1 ] || { printf 'stderr: %s\n' "${stderr_lines[@]}"; false; }
+	[[ $stderr == *"$MNT is already mounted (fuse.cgfused"* ]]
+	while read -r dev mnt rest; do
+		[[ $mnt == "$MNT" ]] && n=$((n + 1))
+	done </proc/mounts
+	[ "$n" -eq 1 ]
+	[ -d "$MNT/before" ] && mkdir "$MNT/after"
+	# Through a path with a link in it as well.
+	ln -s "$MNT" "$CG_TMP/link"
+	run --separate-stderr timeout 10 "$CGFUSED" -f -o state=none "$CG_TMP/link" 3>&-
+	[ "$status" -ne 124 ]
+	assert_failure
+	[[ $stderr == *"already mounted"* ]]
+	kill -0 "$CG_PID"
+}
+
 @test "a mount point under /sys/fs (sysfs) fails with one line naming /run/cgfused" {
 	local mnt=/sys/fs/cgfused-test-$$
 	[ ! -e "$mnt" ]

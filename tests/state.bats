@@ -39,6 +39,36 @@ wait_for() {
 	return 1
 }
 
+# records BODY...: the lines with their checksums, as cgfused writes them.
+records() {
+	"$CG_PYTHON" -c '
+import sys
+for body in sys.argv[1:]:
+    h = 5381
+    for b in body.encode():
+        h = (h * 33 + (b - 256 if b > 127 else b)) & 0xffffffff
+    sys.stdout.write("%s #%08x\n" % (body, h))
+' "$@"
+}
+
+# refused FILE WHY...: cgfused with state FILE on $MNT exits non-zero at
+# once, mounting nothing, with one line on stderr that contains each WHY.
+# One that starts is stopped after 10 s (and killed 5 s later if it hangs).
+refused() {
+	local file=$1 why
+	shift
+	CG_MOUNTS+=("$MNT")	# unmounted in teardown if it was mounted after all
+	run --separate-stderr timeout -k 5 10 "$CGFUSED" -f -o "state=$file" "$MNT" 3>&-
+	[ "$status" -ne 124 ] && [ "$status" -ne 137 ] ||
+		{ echo "state=$file: still running after 10 s" >&2; return 1; }
+	[ "$status" -ne 0 ] || { echo "state=$file: accepted" >&2; return 1; }
+	[ "${#stderr_lines[@]}" -eq 1 ] || { echo "state=$file: $stderr" >&2; return 1; }
+	for why; do
+		[[ $stderr == *"$why"* ]] || { echo "state=$file: '$stderr' lacks '$why'" >&2; return 1; }
+	done
+	refute cg_is_mounted "$MNT"
+}
+
 @test "groups, settings, owners, modes and members survive kill -9; the dead mount is recovered" {
 	local s p
 	cg_mount -o "state=$STATE"
@@ -224,4 +254,143 @@ EOF
 	grep -q "^mkdir .* =/a " "$DEFAULT_STATE.log"
 	run stat -c %a /var/lib/cgfused
 	assert_output 700
+}
+
+@test "a symbolic link as FILE, FILE.log or FILE.tmp is refused; its target is left as it is" {
+	local suffix
+	printf precious >"$CG_TMP/victim"
+	cp "$CG_TMP/victim" "$CG_TMP/victim.orig"
+	for suffix in "" .log .tmp; do
+		ln -s "$CG_TMP/victim" "$STATE$suffix"
+		refused "$STATE" "$STATE$suffix is not a cgfused state file" "symbolic link"
+		cmp "$CG_TMP/victim" "$CG_TMP/victim.orig"
+		rm "$STATE$suffix"
+	done
+	[ ! -e "$STATE" ] && [ ! -e "$STATE.tmp" ]
+}
+
+@test "a FILE.log another user made, or one others may write, is refused: nothing in it is replayed" {
+	records "cgfused-log 1 0" "write =cpuset,cpu,cpuacct =/ =release_agent =$CG_TMP/evil" \
+		>"$STATE.log"
+	chmod 0600 "$STATE.log"
+	cp "$STATE.log" "$CG_TMP/log.orig"
+	chown nobody "$STATE.log"
+	refused "$STATE" "$STATE.log is not a cgfused state file" "belongs to another user"
+	cmp "$STATE.log" "$CG_TMP/log.orig"
+	chown root "$STATE.log"
+	chmod 0620 "$STATE.log"
+	refused "$STATE" "$STATE.log" "writable by its group or others"
+	chmod 0606 "$STATE.log"
+	refused "$STATE" "$STATE.log" "writable by its group or others"
+	cmp "$STATE.log" "$CG_TMP/log.orig"
+	# The same log, root's and 0600, is replayed: what was refused was its owner or mode.
+	chmod 0600 "$STATE.log"
+	cg_mount -o "state=$STATE"
+	run cat "$MNT/release_agent"
+	assert_output "$CG_TMP/evil"
+}
+
+@test "a state directory others may write, or below one that is not sticky, or not ours, is refused" {
+	local p=$CG_TMP/p d=$CG_TMP/p/d
+	mkdir -m 0700 "$p" "$d"
+	chmod 0770 "$d"
+	refused "$d/s.state" "state directory $d is writable by its group"
+	chmod 0702 "$d"
+	refused "$d/s.state" "state directory $d is writable by others"
+	chmod 1777 "$d"		# sticky is not enough for the state's own directory
+	refused "$d/s.state" "state directory $d is writable by its group and others"
+	chmod 0700 "$d"
+	chown nobody "$d"
+	refused "$d/s.state" "state directory $d belongs to uid $(id -u nobody)"
+	chown root "$d"
+	chmod 0775 "$p"
+	refused "$d/s.state" "state directory $p is writable by its group"
+	chown nobody "$p"
+	chmod 0755 "$p"
+	refused "$d/s.state" "state directory $p belongs to uid $(id -u nobody)"
+	chown root "$p"
+	# A link to the directory is followed, and what it leads to checked.
+	chmod 0757 "$p"
+	ln -s "$d" "$CG_TMP/link"
+	refused "$CG_TMP/link/s.state" "state directory $p is writable by others"
+	[ ! -e "$d/s.state" ] && [ ! -e "$d/s.state.log" ]
+	# Above the state's own directory, a sticky one (like /tmp) is fine.
+	chmod 1777 "$p"
+	cg_mount -o "state=$CG_TMP/link/s.state"
+	mkdir "$MNT/a"
+	grep -q "^mkdir .* =/a " "$d/s.state.log"
+}
+
+@test "a FILE or FILE.log that does not start with cgfused's header is refused and left byte for byte" {
+	local name kind
+	mkdir -m 0700 "$CG_TMP/kinds"
+	: >"$CG_TMP/kinds/empty"
+	cp /bin/true "$CG_TMP/kinds/elf"
+	printf '\0cgfused-state 1 0\n' >"$CG_TMP/kinds/nul-led"
+	head -c 4096 /dev/urandom | tr -d '\000\n' >"$CG_TMP/kinds/random"
+	printf 'some notes, no newline' >"$CG_TMP/kinds/text"
+	printf 'cgfused-state 1 0 =x' >"$CG_TMP/kinds/torn-header"
+	for name in "$STATE" "$STATE.log"; do
+		for kind in empty elf nul-led random text torn-header; do
+			cp "$CG_TMP/kinds/$kind" "$name"
+			chmod 0600 "$name"
+			refused "$STATE" "$name is not a cgfused state file"
+			cmp "$name" "$CG_TMP/kinds/$kind" || { echo "$kind as $name was changed" >&2; return 1; }
+			rm "$name"
+		done
+	done
+	[ ! -e "$STATE" ] && [ ! -e "$STATE.log" ] && [ ! -e "$STATE.tmp" ]
+}
+
+@test "a FIFO, a directory or a file with another hard link as FILE is refused at once" {
+	mkfifo -m 0600 "$STATE"
+	refused "$STATE" "$STATE is not a cgfused state file" "not a regular file"
+	rm "$STATE"
+	mkdir "$STATE"
+	refused "$STATE" "not a regular file"
+	rmdir "$STATE"
+	records "cgfused-state 1 0 =x" >"$CG_TMP/other"
+	chmod 0600 "$CG_TMP/other"
+	ln "$CG_TMP/other" "$STATE"
+	refused "$STATE" "other hard links"
+}
+
+@test "what a crash leaves is used: an empty or zero-filled log beside the snapshot, a cut FILE.tmp" {
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/a"
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	: >"$STATE.log"
+	cg_mount -o "state=$STATE"
+	[ -d "$MNT/a" ]
+	mkdir "$MNT/b"
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	head -c 1048576 /dev/zero >"$STATE.log"
+	printf 'cgfused-state 1 9 =x #000' >"$STATE.tmp"
+	chmod 0600 "$STATE.tmp"
+	cg_mount -o "state=$STATE"
+	[ -d "$MNT/a" ] && [ -d "$MNT/b" ]
+	[ ! -e "$STATE.tmp" ]
+	run head -c 12 "$STATE.log"
+	assert_output "cgfused-log "
+}
+
+@test "a state file inside the mount point, or in any cgfused mount, is refused at start" {
+	local m2=$CG_TMP/m2
+	refused "$MNT/in.state" "state file $MNT/in.state is inside the mount point $MNT"
+	refused "$MNT/not/yet/in.state" "inside the mount point"
+	ln -s "$MNT" "$CG_TMP/link"
+	refused "$CG_TMP/link/in.state" "inside the mount point"
+	[ ! -e "$MNT/in.state" ] && [ ! -e "$MNT/in.state.log" ]
+	# In another daemon's mount: $MNT is now a cgfused mount, m2 the new one.
+	cg_mount -o state=none
+	mkdir "$MNT/g" "$m2"
+	CG_MOUNTS+=("$m2")
+	run --separate-stderr timeout -k 5 10 "$CGFUSED" -f -o "state=$MNT/g/x.state" "$m2" 3>&-
+	[ "$status" -ne 124 ] && [ "$status" -ne 137 ]
+	assert_failure
+	[ "${#stderr_lines[@]}" -eq 1 ]
+	[[ $stderr == *"state file $MNT/g/x.state is in the cgfused mount $MNT"* ]]
+	refute cg_is_mounted "$m2"
 }

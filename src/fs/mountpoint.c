@@ -6,12 +6,15 @@
 #include <glib.h>
 #include <linux/magic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
+
+#include "fs/mountinfo.h"
 
 static bool fs_is(const char *path, long magic)
 {
@@ -83,6 +86,26 @@ static int mount_detach(const char *path)
 	return g_spawn_check_wait_status(status, NULL) ? 0 : -1;
 }
 
+static bool is_fuse(const char *fstype)
+{
+	return strcmp(fstype, "fuse") == 0 || strcmp(fstype, "fuseblk") == 0 ||
+	       g_str_has_prefix(fstype, "fuse.");
+}
+
+/* A FUSE file system mounted on path itself and answering (a dead one is
+ * detached before): a second mount would hide it, daemon and all. */
+static bool mount_is_live_fuse(const char *path, char **fstype)
+{
+	char *real = realpath(path, NULL), *mp = NULL;
+	bool live;
+
+	*fstype = real ? mountinfo_fstype_of(real, &mp) : NULL;
+	live = *fstype && strcmp(mp, real) == 0 && is_fuse(*fstype);
+	free(real);
+	g_free(mp);
+	return live;
+}
+
 int mountpoint_prepare(const char *path, bool *created)
 {
 	struct stat st;
@@ -98,8 +121,16 @@ int mountpoint_prepare(const char *path, bool *created)
 			"unmounted it\n", path);
 	}
 	if (stat(path, &st) == 0) {
+		char *fstype = NULL;
+		bool live = S_ISDIR(st.st_mode) && mount_is_live_fuse(path, &fstype);
+
+		if (live)
+			fprintf(stderr, "cgfused: %s is already mounted (%s, by a daemon that is "
+				"running): unmount it first (fusermount3 -u %s)\n", path, fstype,
+				path);
+		g_free(fstype);
 		if (S_ISDIR(st.st_mode))
-			return 0;
+			return live ? -1 : 0;
 		fprintf(stderr, "cgfused: mount point %s is not a directory\n", path);
 		return -1;
 	}
@@ -113,4 +144,32 @@ int mountpoint_prepare(const char *path, bool *created)
 	}
 	*created = true;
 	return 0;
+}
+
+int mountpoint_check_state(const char *mountpoint, const char *file)
+{
+	char *dir = existing_ancestor(file);
+	char *real_dir = realpath(dir, NULL), *real_mnt = realpath(mountpoint, NULL);
+	char *fstype = NULL, *mp = NULL;
+	size_t len = real_mnt ? strlen(real_mnt) : 0;
+	int ret = 0;
+
+	if (real_dir && real_mnt && strncmp(real_dir, real_mnt, len) == 0 &&
+	    (real_dir[len] == '\0' || real_dir[len] == '/' || len == 1)) {
+		fprintf(stderr, "cgfused: state file %s is inside the mount point %s, where the "
+			"daemon would wait on itself: choose one outside with -o state=FILE\n",
+			file, mountpoint);
+		ret = -1;
+	} else if (real_dir && (fstype = mountinfo_fstype_of(real_dir, &mp)) &&
+		   strcmp(fstype, "fuse.cgfused") == 0) {
+		fprintf(stderr, "cgfused: state file %s is in the cgfused mount %s, which holds "
+			"no files: choose another with -o state=FILE\n", file, mp);
+		ret = -1;
+	}
+	g_free(fstype);
+	g_free(mp);
+	free(real_mnt);
+	free(real_dir);
+	g_free(dir);
+	return ret;
 }

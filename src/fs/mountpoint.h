@@ -6,8 +6,14 @@
 
 /* 0 when path is a directory to mount on, made (with its missing parents)
  * if it did not exist; *created says so. A mount left by a daemon that
- * died (ENOTCONN) is detached first. Otherwise prints one line saying
- * why not and where it would work, and returns -1. */
+ * died (ENOTCONN) is detached first; a live FUSE mount on path itself is
+ * refused. Otherwise prints one line saying why not and where it would
+ * work, and returns -1. */
 int mountpoint_prepare(const char *path, bool *created);
+
+/* 0 if a state file at file is outside the mount point and outside any
+ * cgfused mount (compaction there would make the daemon wait on its own
+ * answer, under its core lock); else one line on stderr and -1. */
+int mountpoint_check_state(const char *mountpoint, const char *file);
 
 #endif

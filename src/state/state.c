@@ -3,7 +3,6 @@
 #include "state/state.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -14,13 +13,16 @@
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
+#include "state/state_file.h"
 #include "state/state_log.h"
 #include "state/state_replay.h"
 
 struct cg_state {
 	struct cg_core *core;
 	struct cg_subscriber sub;
-	char *path, *log_path;
+	struct state_dir dir;		/* where the files are, checked */
+	char *name, *log_name, *tmp_name;	/* the files in dir */
+	char *path, *log_path;		/* the same, whole, for messages */
 	char *boot_id;
 	struct state_log log;		/* its fd locked (flock) while we live */
 	uint64_t generation;
@@ -295,20 +297,6 @@ static void log_header(GString *out, uint64_t generation)
 	rec_end(out, start);
 }
 
-static int fsync_dir(const char *path)
-{
-	char *dir = g_path_get_dirname(path);
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
-
-	g_free(dir);
-	if (fd < 0)
-		return -errno;
-	if (fsync(fd) < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
 /* Called locked: the whole state as generation generation + 1 into a
  * temporary file, synced and renamed over FILE; then the log starts again
  * with the new generation. A crash in between leaves a log of an older
@@ -316,7 +304,6 @@ static int fsync_dir(const char *path)
 static int compact(struct cg_state *st)
 {
 	GString *out = g_string_new(NULL);
-	char *tmp = g_strconcat(st->path, ".tmp", NULL);
 	unsigned nr = 0;
 	gsize start = rec_begin(out, STATE_SNAPSHOT_MAGIC);
 	int fd, ret;
@@ -330,16 +317,16 @@ static int compact(struct cg_state *st)
 			       &nr);
 	snapshot_tasks(out, st->core, &nr);
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	ret = fd < 0 ? -errno : write_all(fd, out->str, out->len);
+	fd = state_file_create(&st->dir, st->tmp_name);
+	ret = fd < 0 ? fd : write_all(fd, out->str, out->len);
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	if (fd >= 0)
 		close(fd);
-	if (ret == 0 && rename(tmp, st->path) < 0)
+	if (ret == 0 && renameat(st->dir.fd, st->tmp_name, st->dir.fd, st->name) < 0)
 		ret = -errno;
-	if (ret == 0)
-		ret = fsync_dir(st->path);
+	if (ret == 0 && fsync(st->dir.fd) < 0)
+		ret = -errno;
 	if (ret == 0) {
 		st->generation++;
 		st->snapshot_records = nr;
@@ -350,15 +337,14 @@ static int compact(struct cg_state *st)
 		ret = state_log_reset(&st->log, out->str, out->len);
 		g_atomic_int_set(&st->dirty, 1);
 		st->log_records = 0;
-	} else {
-		unlink(tmp);
+	} else if (fd >= 0) {
+		unlinkat(st->dir.fd, st->tmp_name, 0);	/* ours: made just now */
 	}
 	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * st->snapshot_records);
 	if (ret) {
 		g_warning("state: cannot write %s: %s", st->path, g_strerror(-ret));
 		st->compact_at = st->log_records + STATE_COMPACT_MIN;	/* not at once again */
 	}
-	g_free(tmp);
 	g_string_free(out, TRUE);
 	return ret;
 }
@@ -499,17 +485,41 @@ void state_sync_start(struct cg_state *st)
 
 /* Opening. */
 
-/* The log is ours (to write and trim) only once it is locked: a log
- * another daemon holds is closed again at once. */
-static int lock_log(struct cg_state *st, GError **err)
+/* The directory, checked, and the files in it, which must be cgfused's
+ * (state_file.h). The log is ours (to write and trim) only once it is
+ * locked: a log another daemon holds is closed again at once. */
+static int open_files(struct cg_state *st, const char *path, GError **err)
 {
-	int fd = open(st->log_path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	bool created;
+	int snapshot, fd;
 
-	if (fd < 0) {
-		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno),
-			    "cannot open state log %s: %s", st->log_path, g_strerror(errno));
+	if (g_str_has_suffix(path, "/")) {
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "state file %s names a "
+			    "directory: name a file in it", path);
 		return -1;
 	}
+	st->name = g_path_get_basename(path);
+	st->log_name = g_strconcat(st->name, ".log", NULL);
+	st->tmp_name = g_strconcat(st->name, ".tmp", NULL);
+	if (!state_dir_open(&st->dir, path, err))
+		return -1;
+	/* Replayed by path from here: the directory lets nobody else change
+	 * what the names lead to. */
+	st->path = g_build_filename(st->dir.path, st->name, NULL);
+	st->log_path = g_strconcat(st->path, ".log", NULL);
+	snapshot = state_file_check(&st->dir, st->name, STATE_SNAPSHOT_MAGIC, err);
+	if (snapshot < 0)
+		return -1;
+	/* One a crash left is unlinked at the first compaction; a link or
+	 * anything not ours is not. */
+	if (state_file_check(&st->dir, st->tmp_name, NULL, err) < 0)
+		return -1;
+	/* Emptied at each compaction, after the snapshot's rename: beside a
+	 * snapshot, an empty log (or zeros) is what a crash there leaves. */
+	fd = state_file_open_rw(&st->dir, st->log_name, STATE_LOG_MAGIC, snapshot, &created,
+				err);
+	if (fd < 0)
+		return -1;
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 
@@ -521,6 +531,21 @@ static int lock_log(struct cg_state *st, GError **err)
 		return -1;
 	}
 	st->log.fd = fd;
+	/* Without a snapshot, a new log is never empty: an empty log there
+	 * would be nobody's. */
+	if (created && !snapshot) {
+		GString *head = g_string_new(NULL);
+		int ret;
+
+		log_header(head, 0);
+		ret = write_all(fd, head->str, head->len);
+		g_string_free(head, TRUE);
+		if (ret < 0) {
+			g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
+				    "cannot write state log %s: %s", st->log_path, g_strerror(-ret));
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -552,9 +577,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	st->log.fd = -1;
 	st->buf = g_string_sized_new(4096);
 	st->group = g_string_new(NULL);
-	/* Absolute: a daemon that detaches itself moves to "/". */
-	st->path = g_canonicalize_filename(path, NULL);
-	st->log_path = g_strconcat(st->path, ".log", NULL);
+	st->dir.fd = -1;
 	st->boot_id = boot_id ? g_strdup(boot_id) : state_boot_id();
 	g_mutex_init(&st->sync_lock);
 	g_cond_init(&st->sync_cond);
@@ -562,7 +585,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 		.data = st, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
 		.write = on_write, .setattr = on_setattr, .attach = on_attach, .fork = on_fork,
 	};
-	if (lock_log(st, err) < 0) {
+	if (open_files(st, path, err) < 0) {
 		state_free(st);
 		return NULL;
 	}
@@ -632,6 +655,10 @@ void state_free(struct cg_state *st)
 	g_string_free(st->buf, TRUE);
 	g_string_free(st->group, TRUE);
 	g_free(st->boot_id);
+	state_dir_close(&st->dir);
+	g_free(st->tmp_name);
+	g_free(st->log_name);
+	g_free(st->name);
 	g_free(st->log_path);
 	g_free(st->path);
 	g_free(st);

@@ -1,0 +1,15 @@
+/* The mount table as this process sees it (/proc/self/mountinfo), read
+ * without asking any file system: a FUSE daemon that is stopped cannot
+ * make the question hang. */
+#ifndef CGFUSED_MOUNTINFO_H
+#define CGFUSED_MOUNTINFO_H
+
+#include <stdbool.h>
+
+/* The mount that path (absolute, links resolved) is on: the last listed
+ * (mounted last) whose mount point is path or a directory above it.
+ * Returns its type ("ext4", "fuse.cgfused") and sets *mount_point, both
+ * to g_free(); NULL if the table cannot be read. */
+char *mountinfo_fstype_of(const char *path, char **mount_point);
+
+#endif
