@@ -230,3 +230,22 @@ nice_sleeper() {
 	assert_output "$s"
 	[ -z "$(ls "$m2/g" | grep -v '^cgroup\.\|^cpu\.\|^tasks$\|^notify_on_release$')" ]
 }
+
+@test "threads in one group divide its weight by their own nice" {
+	local s0 s10
+	mkdir g
+	nice_sleeper s0 0
+	nice_sleeper s10 10
+	eventually 10 nice_of "$s10"	# nice(1) has run
+	echo "$s0" >g/tasks
+	echo "$s10" >g/tasks
+	# 1024 shares over weights 1024 (nice 0) and 110 (nice 10): 925 and
+	# 99, nice 0 and nice 10 again (not 512 each, nice 3).
+	eventually 10 nice_of "$s10"
+	eventually 0 nice_of "$s0"
+	# At 100 shares, 90 and 10; 10 is below nice 19's weight (15), so the
+	# scale goes up to keep their ratio: 19 and 9 (137, 9 times 15).
+	echo 100 >g/cpu.shares
+	eventually 19 nice_of "$s10"
+	eventually 9 nice_of "$s0"
+}
