@@ -116,6 +116,30 @@ static void test_reset(void)
 	env_teardown(&e);
 }
 
+/* System time is counted apart from user time, in ns; cpuacct.stat shows
+ * both in USER_HZ ticks. */
+static void test_system_time(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 1);
+	fake_kf_run_system(e.fk, 100, 290 * MS, 1);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 320 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage_user"), ==, 30 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage_sys"), ==, 290 * MS);
+	assert_content(&e, a, "cpuacct.usage_percpu_sys", "0 290000000 0 0 \n");
+	assert_content(&e, a, "cpuacct.usage_all",
+		       "cpu user system\n0 0 0\n1 30000000 290000000\n2 0 0\n3 0 0\n");
+	assert_content(&e, a, "cpuacct.stat", "user 3\nsystem 29\n");
+	/* The root: the system's, here the same thread's. */
+	g_assert_cmpuint(usage(&e, e.top[0], "cpuacct.usage_sys"), ==, 290 * MS);
+	assert_content(&e, e.top[0], "cpuacct.stat", "user 3\nsystem 29\n");
+	env_teardown(&e);
+}
+
 /* The root counts the whole system, members of groups or not. */
 static void test_root_counts_system(void)
 {
@@ -140,6 +164,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/cpuacct/usage-follows-members", test_usage_follows_members);
 	g_test_add_func("/cpuacct/child-counted-from-birth", test_child_counted_from_birth);
 	g_test_add_func("/cpuacct/reset", test_reset);
+	g_test_add_func("/cpuacct/system-time", test_system_time);
 	g_test_add_func("/cpuacct/root-counts-system", test_root_counts_system);
 	return g_test_run();
 }
