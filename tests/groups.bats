@@ -701,3 +701,43 @@ wait_released() {
 	run cat "$CG_TMP/released"
 	assert_output /loud
 }
+
+# agent_log_is TEXT: the release agent's log holds TEXT (one path a line)
+# within 5 s and still holds it a moment later (no second call follows).
+agent_log_is() {
+	local i got=
+	for ((i = 0; i < 50; i++)); do
+		got=$(cat "$CG_TMP/agent.log" 2>/dev/null) || true
+		[[ $got == "$1" ]] && break
+		sleep 0.1
+	done
+	sleep 0.3
+	got=$(cat "$CG_TMP/agent.log" 2>/dev/null) || true
+	[[ $got == "$1" ]] || fail "the release agent was called for '$got', want '$1'"
+}
+
+@test "the release agent runs for a group left without tasks and without children" {
+	local s
+	printf '#!/bin/sh\necho "$1" >>%s/agent.log\n' "$CG_TMP" >"$CG_TMP/agent"
+	chmod 755 "$CG_TMP/agent"
+	echo "$CG_TMP/agent" >release_agent
+	mkdir p
+	echo 1 >p/notify_on_release
+	mkdir p/c q
+	cg_sleeper s
+	# p's last task leaves, but p/c is still there: no call.
+	echo "$s" >p/tasks
+	echo "$s" >tasks
+	agent_log_is ""
+	# Nor for q, whose flag is off.
+	echo "$s" >q/tasks
+	echo "$s" >tasks
+	agent_log_is ""
+	# p/c's last task leaves: a call for /p/c; its removal empties p.
+	echo "$s" >p/c/tasks
+	echo "$s" >tasks
+	agent_log_is "/p/c"
+	rmdir p/c
+	agent_log_is "/p/c
+/p"
+}
