@@ -161,6 +161,8 @@ static void test_root_counts_system(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/cpuacct/usage-follows-members", test_usage_follows_members);
 	g_test_add_func("/cpuacct/child-counted-from-birth", test_child_counted_from_birth);
 	g_test_add_func("/cpuacct/reset", test_reset);
