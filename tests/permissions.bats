@@ -294,6 +294,43 @@ tasks_checks_the_thread() {
 	in_both tasks_checks_the_thread
 }
 
+# uids_sleeper VAR RUID EUID SUID: a process with these user ids; its PID
+# in VAR.
+uids_sleeper() {
+	"$CG_PYTHON" -c '
+import os, sys, time
+os.setresuid(*map(int, sys.argv[1:4]))
+time.sleep(1000)
+' "$2" "$3" "$4" >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$1" %s "$!"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(awk '/^Uid:/ { print $2, $3, $4 }' "/proc/$!/status") == "$2 $3 $4" ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# The kernel's rule: the writer's euid is the task's real or saved uid.
+saved_uid_counts() {
+	local suid euid
+	mkdir "$MNT/g"
+	chown -R $U1:$U1 "$MNT/g"
+	uids_sleeper suid $U2 $U2 $U1	# a set-uid program's saved uid
+	uids_sleeper euid $U2 $U1 $U2	# the effective uid does not count
+	run as $U1 cg_write "$MNT/g/tasks" "$suid"
+	assert_output "${#suid}"
+	run as $U1 cg_write "$MNT/g/tasks" "$euid"
+	assert_output "$E_ACCES"
+	run cat "$MNT/g/tasks"
+	assert_output "$suid"
+}
+
+@test "a user moves a task whose real or saved uid is the user's, not its effective one" {
+	in_both saved_uid_counts
+}
+
 # ---- delegation ---------------------------------------------------------------
 
 delegated_subtree() {
@@ -404,6 +441,29 @@ users_groups_survive_a_restart() {
 
 @test "a user's groups stay the user's after the daemon restarts" {
 	in_both users_groups_survive_a_restart
+}
+
+# In a sticky group, users remove and rename only their own subgroups.
+sticky_group() {
+	mkdir "$MNT/shared"
+	chmod 1777 "$MNT/shared"
+	run as $U1 cg_op mkdir "$MNT/shared/a"
+	assert_output ok
+	run as $U2 cg_op mkdir "$MNT/shared/b"
+	assert_output ok
+	run as $U2 cg_op rmdir "$MNT/shared/a"
+	assert_output "$E_PERM"
+	run as $U2 cg_op rename "$MNT/shared/a" "$MNT/shared/c"
+	assert_output "$E_PERM"
+	run as $U1 cg_op rename "$MNT/shared/a" "$MNT/shared/c"
+	assert_output ok
+	run as $U1 cg_op rmdir "$MNT/shared/c"
+	assert_output ok
+	rmdir "$MNT/shared/b"
+}
+
+@test "in a sticky (1777) group users remove and rename only their own subgroups" {
+	in_both sticky_group
 }
 
 # ---- chmod, chown, times ------------------------------------------------------
