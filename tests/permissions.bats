@@ -412,23 +412,32 @@ group_bits_count() {
 	in_both group_bits_count
 }
 
-# A group a user made stays the user's when the daemon starts again.
+# A group a user made stays the user's, with its mode, when the daemon
+# starts again: from the log the first time, from the snapshot made at
+# that start the second time.
 users_groups_survive_a_restart() {
+	local i out
 	mkdir "$MNT/g"
 	chown -R $U1:$U1 "$MNT/g"
 	run as $U1:777 cg_op mkdir "$MNT/g/sub"
 	assert_output ok
+	out=$(umask 077 && as $U1 cg_op mkdir "$MNT/g/private")
+	[ "$out" = ok ]
 	run as $U1 cg_write "$MNT/g/sub/cpu.shares" 2048
 	assert_output 4
-	unmount
-	perm_mount
-	run modes "$MNT/g" "$MNT/g/sub" "$MNT/g/sub/cpu.shares" "$MNT/g/sub/tasks"
-	assert_output "755 $U1:$U1
+	for i in 1 2; do
+		unmount
+		perm_mount
+		run modes "$MNT/g" "$MNT/g/sub" "$MNT/g/sub/cpu.shares" "$MNT/g/sub/tasks" \
+			"$MNT/g/private"
+		assert_output "755 $U1:$U1
 755 $U1:777
 644 $U1:777
-644 $U1:777"
-	run cat "$MNT/g/sub/cpu.shares"
-	assert_output 2048
+644 $U1:777
+700 $U1:$U1"
+		run cat "$MNT/g/sub/cpu.shares"
+		assert_output 2048
+	done
 	run as $U1 cg_write "$MNT/g/sub/cpu.shares" 512
 	assert_output 3
 	run as $U1 cg_op mkdir "$MNT/g/sub/x"
