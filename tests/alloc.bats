@@ -124,11 +124,13 @@ sorted_nices() {
 		spinners+=("$!")
 		echo "$!" >g/cgroup.procs
 	done
-	# 949 shares over 2 runnable threads: 474.5 each, halfway between
-	# nice 3 (526) and 4 (423): one at each, and they swap pass by pass.
-	# Each is seen at both within 10 s (of wall time: the machine may be
-	# loaded; /proc is read without a fork), and at nothing else.
-	echo 949 >g/cpu.shares
+	# 975 shares over 2 runnable threads: 487.5 each, between nice 3
+	# (526) and 4 (423): 1.25 of the 2 at nice 3, dithered in time, and
+	# the heavier nice goes round them pass by pass (each is at 4 on a
+	# quarter of the passes or more). Each is seen at both within 10 s (of
+	# wall time: the machine may be loaded; /proc is read without a fork),
+	# and at nothing else.
+	echo 975 >g/cpu.shares
 	declare -A seen=()
 	end=$((SECONDS + 10))
 	while ((SECONDS < end)); do
@@ -143,6 +145,7 @@ sorted_nices() {
 	done
 	for pid in "${spinners[@]}"; do
 		kill -KILL "$pid"
+		wait "$pid" 2>/dev/null || true
 	done
 	for pid in "${spinners[@]}"; do
 		[[ ${seen[$pid]} == *' 3'* && ${seen[$pid]} == *' 4'* ]] ||
