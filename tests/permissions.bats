@@ -412,9 +412,9 @@ group_bits_count() {
 	in_both group_bits_count
 }
 
-# A group a user made stays the user's, with its mode, when the daemon
-# starts again: from the log the first time, from the snapshot made at
-# that start the second time.
+# A group a user made stays the user's, and a group keeps the mode it was
+# made with, when the daemon starts again: from the log the first time,
+# from the snapshot made at that start the second time.
 users_groups_survive_a_restart() {
 	local i out
 	mkdir "$MNT/g"
@@ -423,18 +423,20 @@ users_groups_survive_a_restart() {
 	assert_output ok
 	out=$(umask 077 && as $U1 cg_op mkdir "$MNT/g/private")
 	[ "$out" = ok ]
+	(umask 077 && mkdir "$MNT/roots")
 	run as $U1 cg_write "$MNT/g/sub/cpu.shares" 2048
 	assert_output 4
 	for i in 1 2; do
 		unmount
 		perm_mount
 		run modes "$MNT/g" "$MNT/g/sub" "$MNT/g/sub/cpu.shares" "$MNT/g/sub/tasks" \
-			"$MNT/g/private"
+			"$MNT/g/private" "$MNT/roots"
 		assert_output "755 $U1:$U1
 755 $U1:777
 644 $U1:777
 644 $U1:777
-700 $U1:$U1"
+700 $U1:$U1
+700 0:0"
 		run cat "$MNT/g/sub/cpu.shares"
 		assert_output 2048
 	done
