@@ -30,6 +30,25 @@ print(time.thread_time_ns() - start)
 ' "$1" "$2"
 }
 
+# burn_sys GROUP SECONDS: the same in system time (reads of /dev/zero);
+# prints the system time in ns it used from just before it joined, as the
+# kernel counts it (getrusage of the thread).
+burn_sys() {
+	"$CG_PYTHON" -c '
+import os, resource, sys
+def stime():
+    return int(resource.getrusage(resource.RUSAGE_THREAD).ru_stime * 1e9)
+start = stime()
+with open(sys.argv[1] + "/tasks", "w") as f:
+    f.write(str(os.getpid()))
+buf = bytearray(1 << 20)
+with open("/dev/zero", "rb", buffering=0) as z:
+    while stime() - start < float(sys.argv[2]) * 1e9:
+        z.readinto(buf)
+print(stime() - start)
+' "$1" "$2"
+}
+
 @test "a fresh group has used nothing, in the kernel's formats" {
 	mkdir g
 	local zeros
@@ -89,4 +108,23 @@ print(time.thread_time_ns() - start)
 	run cat cpuacct.stat
 	assert_line --regexp '^user [1-9][0-9]*$'
 	assert_line --regexp '^system [0-9]+$'
+}
+
+@test "system time is counted, in ns and in USER_HZ ticks" {
+	local used sys ticks
+	mkdir g
+	used=$(burn_sys g 0.3)
+	sys=$(cat g/cpuacct.usage_sys)
+	# From /proc/TID/stat's ticks: within two ticks of what it used.
+	((sys >= used - 20000000 && sys <= used + 20000000)) ||
+		fail "usage_sys $sys, the process used $used ns of system time"
+	ticks=$(($(getconf CLK_TCK) * sys / 1000000000))
+	run cat g/cpuacct.stat
+	assert_line "system $ticks"
+	run cat g/cpuacct.usage_percpu_sys
+	local sum=0 v
+	for v in $output; do
+		sum=$((sum + v))
+	done
+	[ "$sum" -eq "$sys" ]
 }

@@ -358,6 +358,22 @@ print(os.lseek(fd, 0, os.SEEK_END))
 	assert_output $'b\'10\' b\'24\\n\' b\'\'\nb\'24\\n\' b\'1024\\n\' b\'\'\n0'
 }
 
+@test "a read from offset 0 again, on the same fd, shows the value as it is now" {
+	cg_mount
+	mkdir "$MNT/g"
+	run "$CG_PYTHON" -c '
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+first = os.read(fd, 100)
+with open(sys.argv[1], "w") as f:
+    f.write("512")
+os.lseek(fd, 0, os.SEEK_SET)
+print(repr(first), repr(os.read(fd, 100)), repr(os.pread(fd, 100, 0)))
+' "$MNT/g/cpu.shares"
+	assert_success
+	assert_output "b'1024\\n' b'512\\n' b'512\\n'"
+}
+
 @test "an fd kept open after its group is removed: write and read give ENODEV" {
 	cg_mount
 	mkdir "$MNT/g"

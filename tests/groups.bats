@@ -726,3 +726,44 @@ wait_released() {
 	run cat "$CG_TMP/released"
 	assert_output /loud
 }
+
+# agent_log_is TEXT: the release agent's log holds the lines of TEXT, in
+# any order (each call's agent runs apart), within 10 s, and still holds
+# them a moment later.
+agent_log_is() {
+	local i got= want
+	want=$(sort <<<"$1")
+	for ((i = 0; i < 100; i++)); do
+		got=$(sort "$CG_TMP/agent.log" 2>/dev/null) || true
+		[[ $got == "$want" ]] && break
+		sleep 0.1
+	done
+	sleep 1
+	got=$(sort "$CG_TMP/agent.log" 2>/dev/null) || true
+	[[ $got == "$want" ]] || fail "the release agent was called for '$got', want '$want'"
+}
+
+@test "the release agent runs for a group left without tasks and without children" {
+	local s
+	printf '#!/bin/sh\necho "$1" >>%s/agent.log\n' "$CG_TMP" >"$CG_TMP/agent"
+	chmod 755 "$CG_TMP/agent"
+	echo "$CG_TMP/agent" >release_agent
+	mkdir p
+	echo 1 >p/notify_on_release
+	mkdir p/c q
+	cg_sleeper s
+	# No call: p's last task leaves while p/c is still there, and q's,
+	# whose flag is off.
+	echo "$s" >p/tasks
+	echo "$s" >tasks
+	echo "$s" >q/tasks
+	echo "$s" >tasks
+	# A call for /p/c, whose last task leaves; its removal empties p, a
+	# call for /p. An agent for a call above would have started before
+	# these two: it would be in the log by the time both are.
+	echo "$s" >p/c/tasks
+	echo "$s" >tasks
+	rmdir p/c
+	agent_log_is "/p/c
+/p"
+}

@@ -77,7 +77,7 @@ compare() {
 	[ "$(wc -l <"$CG_TMP/got")" -eq "$(wc -l <"$TABLE")" ]
 	# One answer changed: the cpu comparison must fail and show it.
 	sed '0,/^cpu\.shares\t-v\tEINVAL/s//cpu.shares\t-v\t3/' "$TABLE" >"$CG_TMP/altered"
-	! cmp -s "$TABLE" "$CG_TMP/altered"
+	run ! cmp -s "$TABLE" "$CG_TMP/altered"
 	run compare "$CG_TMP/altered" "$CG_TMP/got" 'cpu\..*'
 	assert_failure
 	assert_output --partial $'-cpu.shares\t-v\t3\t1024'

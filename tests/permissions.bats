@@ -4,9 +4,10 @@
 # 1235 (no passwd entry needed) act through setpriv. What the kernel's
 # cgroupfs does in each case: docs/kernel-oracle.md, "Permissions".
 #
-# Most tests run twice: as mounted by default (the kernel checks modes too:
+# Every test runs each case twice (in_both): as mounted by default (the
+# kernel checks the modes too, before the daemon sees the operation:
 # default_permissions) and with -o nodefault_permissions, where the
-# daemon's own checks must stand alone.
+# daemon's own checks must stand alone. A failure says which one it was in.
 
 load helpers
 
@@ -62,9 +63,40 @@ sleeper_as() {
 	printf -v "$2" %s "$!"
 }
 
-# The mount of a test: default, or with the daemon's checks alone.
-mount_other() {
-	cg_mount -o allow_other${1:+,$1}
+# in_both CASE ARGS...: runs CASE on a new mount with allow_other, as
+# mounted by default, then on another with nodefault_permissions.
+in_both() {
+	in_both_opts allow_other "$@"
+}
+
+# in_both_opts OPTS CASE ARGS...: the same with the options OPTS. $PERMS
+# names the run (default_permissions, nodefault_permissions); each run has
+# its own state file, and the mount is gone at the end of each.
+in_both_opts() {
+	local opts=$1
+	shift
+	for PERMS in default_permissions nodefault_permissions; do
+		echo "# in the run with $PERMS:" >&2
+		PERM_OPTS=$opts
+		if [[ $PERMS == nodefault_permissions ]]; then
+			PERM_OPTS+=${opts:+,}nodefault_permissions
+		fi
+		perm_mount
+		"$@"
+		unmount
+	done
+}
+
+# perm_mount: mounts $MNT for the run $PERMS (again, after unmount).
+perm_mount() {
+	cg_mount ${PERM_OPTS:+-o "$PERM_OPTS"} -o "state=$CG_TMP/$PERMS.state"
+}
+
+# unmount: the daemon of $MNT stops.
+unmount() {
+	cd /
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
 }
 
 # stat's "mode uid:gid" of each path.
@@ -74,8 +106,7 @@ modes() {
 
 # ---- defaults ----------------------------------------------------------------
 
-@test "defaults: the root 0555, groups 0755, files 0644 or 0444, all root's, as seen by a user" {
-	mount_other
+defaults_as_seen_by_a_user() {
 	mkdir "$MNT/g"
 	run setpriv --reuid=$U1 --regid=$U1 --clear-groups stat -c '%a %u:%g' \
 		"$MNT" "$MNT/g" "$MNT/g/cpu.shares" "$MNT/g/cpu.stat" "$MNT/tasks" "$MNT/release_agent"
@@ -88,13 +119,20 @@ modes() {
 644 0:0"
 }
 
-@test "mkdir takes the umask; the files keep their modes" {
-	mount_other
+@test "defaults: the root 0555, groups 0755, files 0644 or 0444, all root's, as seen by a user" {
+	in_both defaults_as_seen_by_a_user
+}
+
+mkdir_takes_the_umask() {
 	(umask 077 && mkdir "$MNT/g")
 	run modes "$MNT/g" "$MNT/g/cpu.shares" "$MNT/g/cpu.stat"
 	assert_output "700 0:0
 644 0:0
 444 0:0"
+}
+
+@test "mkdir takes the umask; the files keep their modes" {
+	in_both mkdir_takes_the_umask
 }
 
 # ---- a user in root's tree --------------------------------------------------
@@ -137,21 +175,18 @@ user_changes_nothing_of_roots() {
 	run modes "$MNT/g" "$MNT/g/tasks"
 	assert_output "755 0:0
 644 0:0"
+	# Without default_permissions the VFS finds this one itself, before
+	# it would ask the daemon.
+	run as $U1 cg_op rmdir "$MNT/tasks"
+	if [[ $PERMS == default_permissions ]]; then
+		assert_output "$E_ACCES"
+	else
+		assert_output "$E_NOTDIR"
+	fi
 }
 
 @test "a user cannot make, remove, rename or change root's groups or write their files" {
-	mount_other
-	user_changes_nothing_of_roots
-	run as $U1 cg_op rmdir "$MNT/tasks"
-	assert_output "$E_ACCES"
-}
-
-@test "a user cannot change root's groups (nodefault_permissions)" {
-	mount_other nodefault_permissions
-	user_changes_nothing_of_roots
-	# The VFS finds this one itself, before it would ask the daemon.
-	run as $U1 cg_op rmdir "$MNT/tasks"
-	assert_output "$E_NOTDIR"
+	in_both user_changes_nothing_of_roots
 }
 
 # ---- moving tasks -----------------------------------------------------------
@@ -188,21 +223,18 @@ user_moves_only_its_own() {
 }
 
 @test "a user moves its own processes only (EACCES for root's and another user's)" {
-	mount_other
-	user_moves_only_its_own
+	in_both user_moves_only_its_own
 }
 
-@test "a user moves its own processes only (nodefault_permissions)" {
-	mount_other nodefault_permissions
-	user_moves_only_its_own
-}
-
-@test "ESRCH for a task that does not exist, before EACCES" {
-	mount_other
+esrch_before_eacces() {
 	mkdir "$MNT/g"
 	chown $U1 "$MNT/g/tasks"
 	run as $U1 cg_write "$MNT/g/tasks" 4194304
 	assert_output "$E_SRCH"
+}
+
+@test "ESRCH for a task that does not exist, before EACCES" {
+	in_both esrch_before_eacces
 }
 
 # ids.py LEADER_UID THREAD_UID: a process whose leader and one thread have
@@ -236,8 +268,7 @@ EOF
 	[[ $LEADER == "$!" ]]
 }
 
-@test "tasks checks the thread; cgroup.procs the process's leader, once for all threads" {
-	mount_other
+tasks_checks_the_thread() {
 	mkdir "$MNT/g"
 	chown -R $U1:$U1 "$MNT/g"
 	start_mixed 0 $U1		# root's leader, the user's thread
@@ -257,6 +288,47 @@ EOF
 	assert_output "${#TID}"
 	run cat "$MNT/g/tasks"
 	assert_output "$(printf '%s\n' "$LEADER" "$TID" | sort -n)"
+}
+
+@test "tasks checks the thread; cgroup.procs the process's leader, once for all threads" {
+	in_both tasks_checks_the_thread
+}
+
+# uids_sleeper VAR RUID EUID SUID: a process with these user ids; its PID
+# in VAR.
+uids_sleeper() {
+	"$CG_PYTHON" -c '
+import os, sys, time
+os.setresuid(*map(int, sys.argv[1:4]))
+time.sleep(1000)
+' "$2" "$3" "$4" >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$1" %s "$!"
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(awk '/^Uid:/ { print $2, $3, $4 }' "/proc/$!/status") == "$2 $3 $4" ]] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# The kernel's rule: the writer's euid is the task's real or saved uid.
+saved_uid_counts() {
+	local suid euid
+	mkdir "$MNT/g"
+	chown -R $U1:$U1 "$MNT/g"
+	uids_sleeper suid $U2 $U2 $U1	# a set-uid program's saved uid
+	uids_sleeper euid $U2 $U1 $U2	# the effective uid does not count
+	run as $U1 cg_write "$MNT/g/tasks" "$suid"
+	assert_output "${#suid}"
+	run as $U1 cg_write "$MNT/g/tasks" "$euid"
+	assert_output "$E_ACCES"
+	run cat "$MNT/g/tasks"
+	assert_output "$suid"
+}
+
+@test "a user moves a task whose real or saved uid is the user's, not its effective one" {
+	in_both saved_uid_counts
 }
 
 # ---- delegation ---------------------------------------------------------------
@@ -309,13 +381,100 @@ delegated_subtree() {
 }
 
 @test "after chown -R user g, the user makes subgroups, sets their files, moves its own processes there" {
-	mount_other
-	delegated_subtree
+	in_both delegated_subtree
 }
 
-@test "delegation by chown -R (nodefault_permissions)" {
-	mount_other nodefault_permissions
-	delegated_subtree
+# A group's bits count for its members, supplementary groups included.
+group_bits_count() {
+	mkdir "$MNT/g"
+	chgrp 555 "$MNT/g" "$MNT/g/cpu.shares"
+	chmod 775 "$MNT/g"
+	chmod 664 "$MNT/g/cpu.shares"
+	run as $U1:$U1:555 cg_write "$MNT/g/cpu.shares" 2048
+	assert_output 4
+	run as $U1:555 cg_write "$MNT/g/cpu.shares" 512
+	assert_output 3
+	run as $U1:$U1:555 cg_op mkdir "$MNT/g/sub"
+	assert_output ok
+	run as $U1:$U1:555 cg_op rmdir "$MNT/g/sub"
+	assert_output ok
+	# Not a member: the others' bits.
+	run as $U1 cg_write "$MNT/g/cpu.shares" 3
+	assert_output "open: $E_ACCES"
+	run as $U1:$U1:556 cg_op mkdir "$MNT/g/sub"
+	assert_output "$E_ACCES"
+	run cat "$MNT/g/cpu.shares"
+	assert_output 512
+	[[ ! -e $MNT/g/sub ]]
+}
+
+@test "the group's bits count for its members, by primary or supplementary gid" {
+	in_both group_bits_count
+}
+
+# A group a user made stays the user's, and a group keeps the mode it was
+# made with, when the daemon starts again: from the log the first time,
+# from the snapshot made at that start the second time.
+users_groups_survive_a_restart() {
+	local i out
+	mkdir "$MNT/g"
+	chown -R $U1:$U1 "$MNT/g"
+	run as $U1:777 cg_op mkdir "$MNT/g/sub"
+	assert_output ok
+	out=$(umask 077 && as $U1 cg_op mkdir "$MNT/g/private")
+	[ "$out" = ok ]
+	(umask 077 && mkdir "$MNT/roots")
+	run as $U1 cg_write "$MNT/g/sub/cpu.shares" 2048
+	assert_output 4
+	for i in 1 2; do
+		unmount
+		perm_mount
+		run modes "$MNT/g" "$MNT/g/sub" "$MNT/g/sub/cpu.shares" "$MNT/g/sub/tasks" \
+			"$MNT/g/private" "$MNT/roots"
+		assert_output "755 $U1:$U1
+755 $U1:777
+644 $U1:777
+644 $U1:777
+700 $U1:$U1
+700 0:0"
+		run cat "$MNT/g/sub/cpu.shares"
+		assert_output 2048
+	done
+	run as $U1 cg_write "$MNT/g/sub/cpu.shares" 512
+	assert_output 3
+	run as $U1 cg_op mkdir "$MNT/g/sub/x"
+	assert_output ok
+	run as $U1 cg_op rmdir "$MNT/g/sub/x"
+	assert_output ok
+	run as $U1 cg_op rmdir "$MNT/g/sub"
+	assert_output ok
+}
+
+@test "a user's groups stay the user's after the daemon restarts" {
+	in_both users_groups_survive_a_restart
+}
+
+# In a sticky group, users remove and rename only their own subgroups.
+sticky_group() {
+	mkdir "$MNT/shared"
+	chmod 1777 "$MNT/shared"
+	run as $U1 cg_op mkdir "$MNT/shared/a"
+	assert_output ok
+	run as $U2 cg_op mkdir "$MNT/shared/b"
+	assert_output ok
+	run as $U2 cg_op rmdir "$MNT/shared/a"
+	assert_output "$E_PERM"
+	run as $U2 cg_op rename "$MNT/shared/a" "$MNT/shared/c"
+	assert_output "$E_PERM"
+	run as $U1 cg_op rename "$MNT/shared/a" "$MNT/shared/c"
+	assert_output ok
+	run as $U1 cg_op rmdir "$MNT/shared/c"
+	assert_output ok
+	rmdir "$MNT/shared/b"
+}
+
+@test "in a sticky (1777) group users remove and rename only their own subgroups" {
+	in_both sticky_group
 }
 
 # ---- chmod, chown, times ------------------------------------------------------
@@ -370,17 +529,10 @@ owner_and_mode_rules() {
 }
 
 @test "chmod and chown work and show in stat: the owner chmods, only root chowns" {
-	mount_other
-	owner_and_mode_rules
+	in_both owner_and_mode_rules
 }
 
-@test "chmod and chown (nodefault_permissions)" {
-	mount_other nodefault_permissions
-	owner_and_mode_rules
-}
-
-@test "release_agent: only root sets it, even when a user owns it (EPERM)" {
-	mount_other
+release_agent_roots_only() {
 	chown $U1 "$MNT/release_agent"
 	run as $U1 cg_write "$MNT/release_agent" /bin/true
 	assert_output "$E_PERM"
@@ -388,8 +540,11 @@ owner_and_mode_rules() {
 	assert_output ""
 }
 
-@test "access(2) answers from the modes (nodefault_permissions: the daemon answers)" {
-	mount_other nodefault_permissions
+@test "release_agent: only root sets it, even when a user owns it (EPERM)" {
+	in_both release_agent_roots_only
+}
+
+access_from_the_modes() {
 	mkdir "$MNT/g"
 	chown $U1 "$MNT/g/cpu.shares"
 	run as $U1 test -w "$MNT/g/cpu.shares"
@@ -400,10 +555,13 @@ owner_and_mode_rules() {
 	assert_failure
 }
 
+@test "access(2) answers from the modes (nodefault_permissions: the daemon answers)" {
+	in_both access_from_the_modes
+}
+
 # ---- allow_other -----------------------------------------------------------------
 
-@test "without allow_other another user gets EACCES, even on stat" {
-	cg_mount
+others_kept_out() {
 	mkdir "$MNT/g"
 	chown -R $U1:$U1 "$MNT/g"
 	run as $U1 cg_op stat "$MNT"
@@ -414,4 +572,8 @@ owner_and_mode_rules() {
 	assert_output "$E_ACCES"
 	run as 0 cg_op stat "$MNT/g/tasks"
 	assert_output ok
+}
+
+@test "without allow_other another user gets EACCES, even on stat" {
+	in_both_opts '' others_kept_out
 }

@@ -236,7 +236,8 @@ EOF
 	[ "$status" -ne 124 ]
 	[[ $stderr == *"$STATE is in use by another cgfused"* ]]
 	refute cg_is_mounted "$CG_TMP/mnt2"
-	[ -d "$MNT" ] && mkdir "$MNT/still-works"
+	[ -d "$MNT" ]
+	mkdir "$MNT/still-works"
 }
 
 @test "the default state is /var/lib/cgfused/<mount path>.state, in a 0700 directory" {

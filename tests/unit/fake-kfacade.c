@@ -296,8 +296,11 @@ static int fake_system_cputime(struct kfacade *kf, struct system_cputime *out)
 	g_mutex_lock(&fk->lock);
 	out->run_ns[0] = fk->exited_run_ns;
 	g_hash_table_iter_init(&iter, fk->threads);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
 		out->run_ns[t->cputime.cpu] += t->cputime.run_ns;
+		out->user_ns[t->cputime.cpu] += t->cputime.utime * FAKE_KF_TICK_NS;
+		out->system_ns[t->cputime.cpu] += t->cputime.stime * FAKE_KF_TICK_NS;
+	}
 	g_mutex_unlock(&fk->lock);
 	return 0;
 }
@@ -659,7 +662,8 @@ void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid)
 	g_mutex_unlock(&fk->lock);
 }
 
-void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_ns, int cpu)
+static void run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_ns, int cpu,
+		bool in_kernel)
 {
 	struct fake_thread *t;
 
@@ -668,10 +672,21 @@ void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_n
 	g_assert_nonnull(t);
 	t->cputime.run_ns += run_ns;
 	t->cputime.wait_ns += wait_ns;
-	t->cputime.utime += run_ns / 10000000;	/* USER_HZ 100 */
+	/* In ticks of USER_HZ 100, as /proc/TID/stat counts them. */
+	*(in_kernel ? &t->cputime.stime : &t->cputime.utime) += run_ns / FAKE_KF_TICK_NS;
 	t->cputime.cpu = cpu;
 	t->cputime.runnable = run_ns + wait_ns > 0;
 	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_ns, int cpu)
+{
+	run(fk, tid, run_ns, wait_ns, cpu, false);
+}
+
+void fake_kf_run_system(struct fake_kf *fk, pid_t tid, uint64_t run_ns, int cpu)
+{
+	run(fk, tid, run_ns, 0, cpu, true);
 }
 
 int fake_kf_nice(struct fake_kf *fk, pid_t tid)

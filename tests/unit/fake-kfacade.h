@@ -62,9 +62,13 @@ struct fake_kf_calls {
 	unsigned nice, affinity, autogroup;	/* set_* calls so far */
 };
 
-/* Thread tid ran run_ns (and waited wait_ns to run), last on cpu; it is
- * runnable from then on if either is not 0. */
+/* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
+ * cpu; it is runnable from then on if either is not 0. */
 void fake_kf_run(struct fake_kf *fk, pid_t tid, uint64_t run_ns, uint64_t wait_ns, int cpu);
+/* The same, all of it in the kernel (system time): the thread is runnable. */
+void fake_kf_run_system(struct fake_kf *fk, pid_t tid, uint64_t run_ns, int cpu);
+/* A tick of USER_HZ: the unit of utime and stime (the real facade's too). */
+#define FAKE_KF_TICK_NS 10000000ULL
 int fake_kf_nice(struct fake_kf *fk, pid_t tid);
 /* Somebody else changes the thread's nice. */
 void fake_kf_renice(struct fake_kf *fk, pid_t tid, int nice);

@@ -255,6 +255,30 @@ static void test_fork_inherits(void)
 	teardown(&e);
 }
 
+/* Inside a group, threads divide its weight by their own nice weight, as
+ * CFS divides a group entity's among its tasks. */
+static void test_own_nice_divides(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 } };
+	double w0 = 0, w10 = 0;
+
+	setup(&e);
+	make_groups(&e, g, 1);
+	fake_kf_renice(e.fk, 101, 10);
+	/* A new thread is seen at its nice on the next pass. */
+	alloc_pass(alloc, false);
+	for (int pass = 0; pass < 40; pass++) {
+		run_period(&e, g, 1);
+		w0 += nice_to_weight(fake_kf_nice(e.fk, 100));
+		w10 += nice_to_weight(fake_kf_nice(e.fk, 101));
+	}
+	/* 1024 : 110, within the nice table's steps. */
+	if (fabs(w0 / w10 / (1024.0 / 110) - 1) > 0.15)
+		FAILF("nice 0 : nice 10 weigh %.0f : %.0f, want 1024 : 110", w0 / 40, w10 / 40);
+	teardown(&e);
+}
+
 /* Nothing changed, nothing applied. */
 static void test_only_changes_applied(void)
 {
@@ -444,6 +468,8 @@ static void test_sleeper_does_not_scale(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/alloc/nice-mapping", test_nice_mapping);
 	g_test_add_func("/alloc/sleeper-does-not-scale", test_sleeper_does_not_scale);
 	for (unsigned i = 0; i < G_N_ELEMENTS(scenarios); i++) {
@@ -456,6 +482,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/cpuset-affinity-and-restore", test_cpuset_affinity_and_restore);
 	g_test_add_func("/alloc/stop-restores", test_stop_restores);
 	g_test_add_func("/alloc/fork-inherits", test_fork_inherits);
+	g_test_add_func("/alloc/own-nice-divides", test_own_nice_divides);
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
 	g_test_add_func("/alloc/autogroups", test_autogroups);

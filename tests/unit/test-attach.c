@@ -1013,6 +1013,8 @@ static void test_race(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/attach/tasks-one-thread", test_tasks_one_thread);
 	g_test_add_func("/attach/procs-whole-group", test_procs_whole_group);
 	g_test_add_func("/attach/zero-is-writer", test_zero_is_writer);

@@ -894,6 +894,8 @@ static void test_cpuset_clone_children(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/cpu/defaults", test_cpu_defaults);
 	g_test_add_func("/cpu/shares", test_cpu_shares);
 	g_test_add_func("/cpu/shares-long-writes", test_cpu_shares_long_writes);

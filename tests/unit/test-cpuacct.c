@@ -8,6 +8,7 @@
 #include <glib.h>
 
 #include "core/cgroup.h"
+#include "core/task.h"
 #include "fake-kfacade.h"
 #include "test-env.h"
 
@@ -136,6 +137,50 @@ static void test_readers_share_a_sample(void)
 	env_teardown(&e);
 }
 
+/* System time is counted apart from user time, in ns; cpuacct.stat shows
+ * both in USER_HZ ticks. */
+static void test_system_time(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 1);
+	fake_kf_run_system(e.fk, 100, 290 * MS, 1);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 320 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage_user"), ==, 30 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage_sys"), ==, 290 * MS);
+	assert_content(&e, a, "cpuacct.usage_percpu_sys", "0 290000000 0 0 \n");
+	assert_content(&e, a, "cpuacct.usage_all",
+		       "cpu user system\n0 0 0\n1 30000000 290000000\n2 0 0\n3 0 0\n");
+	assert_content(&e, a, "cpuacct.stat", "user 3\nsystem 29\n");
+	/* The root: the system's, here the same thread's. */
+	g_assert_cmpuint(usage(&e, e.top[0], "cpuacct.usage_sys"), ==, 290 * MS);
+	assert_content(&e, e.top[0], "cpuacct.stat", "user 3\nsystem 29\n");
+	env_teardown(&e);
+}
+
+/* A sample taken before the last charge (by a pass that raced a move) is
+ * not charged again, nor as a negative (wrapped) amount. */
+static void test_stale_sample_ignored(void)
+{
+	struct env e;
+	uint64_t a;
+	struct task_cputime old = { .run_ns = 10 * MS, .utime = 1, .cpu = 1 };
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 1);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);
+	g_mutex_lock(&e.core->lock);
+	task_charge(e.core, task_lookup(e.core, 100), &old);
+	g_mutex_unlock(&e.core->lock);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);
+	assert_content(&e, a, "cpuacct.stat", "user 3\nsystem 0\n");
+	env_teardown(&e);
+}
+
 /* The root counts the whole system, members of groups or not. */
 static void test_root_counts_system(void)
 {
@@ -157,10 +202,14 @@ static void test_root_counts_system(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/cpuacct/usage-follows-members", test_usage_follows_members);
 	g_test_add_func("/cpuacct/child-counted-from-birth", test_child_counted_from_birth);
 	g_test_add_func("/cpuacct/reset", test_reset);
 	g_test_add_func("/cpuacct/readers-share-a-sample", test_readers_share_a_sample);
+	g_test_add_func("/cpuacct/system-time", test_system_time);
+	g_test_add_func("/cpuacct/stale-sample-ignored", test_stale_sample_ignored);
 	g_test_add_func("/cpuacct/root-counts-system", test_root_counts_system);
 	return g_test_run();
 }

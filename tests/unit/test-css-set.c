@@ -465,6 +465,8 @@ static void test_two_hierarchies_exit(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/css-set/reuse", test_reuse);
 	g_test_add_func("/css-set/release-move-back", test_release_move_back);
 	g_test_add_func("/css-set/release-exit", test_release_exit);

@@ -446,6 +446,8 @@ static void test_cpumask_ops(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/kparse/kstrtoull", test_kstrtoull);
 	g_test_add_func("/kparse/kstrtoll", test_kstrtoll);
 	g_test_add_func("/kparse/kstrtoint", test_kstrtoint);

@@ -113,6 +113,8 @@ static void test_one_arena(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/malloc-setup/slices-are-malloc-chunks", test_slices_are_malloc_chunks);
 	g_test_add_func("/malloc-setup/arena-trimmed", test_arena_trimmed);
 	g_test_add_func("/malloc-setup/one-arena", test_one_arena);

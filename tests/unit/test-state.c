@@ -554,6 +554,8 @@ static void test_default_path(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/state/reload", test_reload);
 	g_test_add_func("/state/identity", test_identity);
 	g_test_add_func("/state/forks-while-down", test_forks_while_down);

@@ -656,6 +656,8 @@ static void test_unprivileged(void)
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
+	/* A failed check fails its case; the next cases still run. */
+	g_test_set_nonfatal_assertions();
 	g_test_add_func("/taskstats/parse-record", test_parse_record);
 	g_test_add_func("/taskstats/parse-newer-and-tgid", test_parse_newer_and_tgid);
 	g_test_add_func("/taskstats/parse-unreadable", test_parse_unreadable);
