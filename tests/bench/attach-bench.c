@@ -36,8 +36,11 @@
  * total_ms is the sum of the timed calls (for op=mkdir and op=place: what
  * making N groups and placing N sleepers took).  The move and read lines
  * also give t0_us and t1_us, CLOCK_MONOTONIC at the start and the end of
- * the loop, so that a driver running several clients at once can take the
- * throughput over the span where they all ran.
+ * the loop, and cpu_us, this process's CPU time (user + system) in the
+ * loop.  With --sync, the setup done, "ready" is printed and one byte read
+ * from standard input before the loop starts: a driver running several
+ * clients at once starts their loops together and takes the throughput
+ * over the span where they all ran.
  * Errors go to stderr and make the exit status 1.
  *
  * Cleanup on every path (errors, SIGINT, SIGTERM, SIGHUP): children are
@@ -55,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -83,6 +87,29 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* This process's user + system CPU time, µs. */
+static double cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+/* --sync: says it is ready and waits for the go (a byte, or EOF). */
+static int wait_go(void)
+{
+	char c;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (read(0, &c, 1) < 0)
+		if (errno != EINTR || stop)
+			return -1;
+	return stop ? -1 : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -322,6 +349,7 @@ static void usage(FILE *f)
 		"       attach-bench --root DIR [--label NAME] --mkdir-only --groups N\n"
 		"       attach-bench --root DIR [--label NAME] --read-tasks K [--reads R]\n"
 		"                    [--read-file FILE]\n"
+		"--sync: print \"ready\" after the setup and wait for a byte on stdin.\n"
 		"DIR is a cgroup v1 directory (kernel, cgfused or fuse-floor).\n"
 		"Defaults: N=1, M=10000, R=1000, NAME=dir.\n");
 }
@@ -350,13 +378,14 @@ int main(int argc, char **argv)
 		{"read-tasks", required_argument, NULL, 't'},
 		{"reads", required_argument, NULL, 'R'},
 		{"read-file", required_argument, NULL, 'f'},
+		{"sync", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
 	long ngroups = 1, nmoves = 10000, read_tasks_n = 0, nreads = 1000;
 	long nsamples, done = 0, lines = 0;
-	double loop_t0 = 0, loop_t1 = 0;
-	int mkdir_only = 0, opt;
+	double loop_t0 = 0, loop_t1 = 0, loop_cpu = 0;
+	int mkdir_only = 0, sync_start = 0, opt;
 	double *mkdir_us, *place_us, *rmdir_us, *op_us;
 	const char *check = "";
 	struct sigaction sa;
@@ -372,6 +401,7 @@ int main(int argc, char **argv)
 		case 't': read_tasks_n = parse_count(optarg, "--read-tasks"); break;
 		case 'R': nreads = parse_count(optarg, "--reads"); break;
 		case 'f': read_file = optarg; break;
+		case 's': sync_start = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -414,6 +444,9 @@ int main(int argc, char **argv)
 			if (attach(kids[i], 0, &place_us[i]) < 0)
 				goto fail;
 		snprintf(path, sizeof path, "%s/g0/%s", root, read_file);
+		if (sync_start && wait_go() < 0)
+			goto fail;
+		loop_cpu = cpu_us();
 		loop_t0 = now_us();
 		for (; done < nreads && !stop; done++) {
 			double t0 = now_us();
@@ -426,6 +459,7 @@ int main(int argc, char **argv)
 			op_us[done] = now_us() - t0;
 		}
 		loop_t1 = now_us();
+		loop_cpu = cpu_us() - loop_cpu;
 		goto done;
 	}
 
@@ -439,11 +473,15 @@ int main(int argc, char **argv)
 	for (long g = 0; g < ngroups && !stop; g++)
 		if (attach(kids[g + 2], g, &place_us[g]) < 0)
 			goto fail;
+	if (sync_start && wait_go() < 0)
+		goto fail;
+	loop_cpu = cpu_us();
 	loop_t0 = now_us();
 	for (; done < nmoves && !stop; done++)
 		if (attach(mover, move_target(done, ngroups), &op_us[done]) < 0)
 			goto fail;
 	loop_t1 = now_us();
+	loop_cpu = cpu_us() - loop_cpu;
 	if (!stop)
 		check = check_listed(mover, move_target(nmoves - 1, ngroups));
 
@@ -454,16 +492,16 @@ done:
 	if (read_tasks_n) {
 		char extra[256];
 
-		snprintf(extra, sizeof extra, " t0_us=%.0f t1_us=%.0f file=%s "
-			 "tasks=%ld lines=%ld", loop_t0, loop_t1, read_file,
-			 read_tasks_n, lines);
+		snprintf(extra, sizeof extra, " t0_us=%.0f t1_us=%.0f cpu_us=%.0f "
+			 "file=%s tasks=%ld lines=%ld", loop_t0, loop_t1,
+			 loop_cpu, read_file, read_tasks_n, lines);
 		report(ngroups, "place", place_us, read_tasks_n, "");
 		report(ngroups, "read", op_us, done, extra);
 	} else if (!mkdir_only) {
 		char extra[256];
 
-		snprintf(extra, sizeof extra, " t0_us=%.0f t1_us=%.0f%s",
-			 loop_t0, loop_t1, check);
+		snprintf(extra, sizeof extra, " t0_us=%.0f t1_us=%.0f cpu_us=%.0f%s",
+			 loop_t0, loop_t1, loop_cpu, check);
 		report(ngroups, "place", place_us, ngroups, "");
 		report(ngroups, "move", op_us, done, extra);
 	}
