@@ -152,14 +152,23 @@ static int start_proc(long i, pid_t self)
 static int start_tasks(long ntasks)
 {
 	pthread_attr_t attr;
+	sigset_t block, old;
 	pid_t self = getpid();
 	int ret = 0;
 
+	/* The tasks start with SIGINT, SIGTERM and SIGHUP blocked, so that
+	 * they reach the main thread, whose poll they must interrupt. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, STACK_SIZE);
 	for (long i = 0; i < ntasks && !stop && !ret; i++)
 		ret = use_procs ? start_proc(i, self) : start_thread(i, &attr);
 	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	while (!ret && !stop && atomic_load(&started) < ntasks)
 		usleep(1000);
 	return ret || stop ? -1 : 0;
