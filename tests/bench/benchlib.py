@@ -11,6 +11,7 @@ and the daemon's figures from /proc and cgfused.stat.
 import contextlib
 import errno
 import os
+import select
 import signal
 import statistics
 import subprocess
@@ -212,7 +213,8 @@ class Sleepers:
     removed by remove_groups() once it is gone."""
 
     def __init__(self, binary, root, groups, per_group=1, busy_every=0,
-                 procs=False, busy_cpu=None, shares=False):
+                 procs=False, busy_cpu=None, shares=False, whole=False,
+                 timeout=600):
         self.root = root
         self.groups = groups
         argv = [binary, "--root", root, "--groups", str(groups),
@@ -221,11 +223,22 @@ class Sleepers:
             argv.append("--procs")
         if shares:
             argv.append("--shares")
+        if whole:
+            argv.append("--whole")
         if busy_cpu is not None:
             argv += ["--busy-cpu", str(busy_cpu)]
         self.proc = CHILDREN.start(argv, stdin=subprocess.PIPE,
                                    stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline()
+        try:
+            ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
+            line = self.proc.stdout.readline() if ready else None
+        except BaseException:
+            self.stop()
+            raise
+        if line is None:
+            self.stop()
+            raise BenchError(f"sleepers took over {timeout} s to place "
+                             f"{groups}x{per_group} tasks under {root}")
         if not line.startswith("ready "):
             self.stop()
             raise BenchError(f"sleepers did not start {groups}x{per_group} "

@@ -5,7 +5,7 @@
  * threads, and what the daemon's memory does with them.
  *
  *   sleepers --root DIR --groups N [--per-group K] [--procs] [--busy-every B]
- *            [--busy-cpu CPU] [--shares]
+ *            [--busy-cpu CPU] [--shares] [--whole]
  *
  * Makes the groups DIR/g0..g(N-1) (mkdir), starts N*K tasks and writes the
  * I-th into DIR/g(I/K)/tasks (open + write + close each), then prints one
@@ -22,7 +22,9 @@
  * task is placed, so that they do not slow the placing down.  With
  * --shares, gI's cpu.shares is written right after its mkdir: 512, 1024
  * and 2048 in turn, so that the allocator has different weights to turn
- * into nice values (equal groups of one task each all get nice 0).
+ * into nice values (equal groups of one task each all get nice 0).  With
+ * --whole (threads, one group), the process's PID is written once into
+ * g0/cgroup.procs instead, which moves every thread in one write.
  *
  * It removes no group: the caller does, once this process has been reaped
  * and the daemon has seen the tasks exit.  On the way out the children of
@@ -215,7 +217,8 @@ static long parse_count(const char *s, const char *what)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: sleepers --root DIR --groups N [--per-group K] "
-		"[--procs] [--busy-every B] [--busy-cpu CPU] [--shares]\n");
+		"[--procs] [--busy-every B] [--busy-cpu CPU] [--shares] "
+		"[--whole]\n");
 }
 
 int main(int argc, char **argv)
@@ -228,6 +231,7 @@ int main(int argc, char **argv)
 		{"busy-every", required_argument, NULL, 'b'},
 		{"busy-cpu", required_argument, NULL, 'c'},
 		{"shares", no_argument, NULL, 's'},
+		{"whole", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
@@ -237,7 +241,7 @@ int main(int argc, char **argv)
 	struct sigaction sa;
 	pid_t parent = getppid();
 	char path[4096];
-	int opt, shares = 0;
+	int opt, shares = 0, whole = 0;
 
 	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (opt) {
@@ -248,11 +252,13 @@ int main(int argc, char **argv)
 		case 'b': busy_every = parse_count(optarg, "--busy-every"); break;
 		case 'c': busy_cpu = (int)parse_count(optarg, "--busy-cpu"); break;
 		case 's': shares = 1; break;
+		case 'w': whole = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!root || ngroups < 1 || per_group < 1 || optind != argc) {
+	if (!root || ngroups < 1 || per_group < 1 || optind != argc ||
+	    (whole && (use_procs || ngroups != 1))) {
 		usage(stderr);
 		return 2;
 	}
@@ -294,7 +300,13 @@ int main(int argc, char **argv)
 	if (stop || start_tasks(ntasks) < 0)
 		goto fail;
 	t0 = now_ms();
-	for (long i = 0; i < ntasks && !stop; i++) {
+	snprintf(path, sizeof path, "%s/g0/cgroup.procs", root);
+	if (whole && write_number(path, getpid()) < 0) {
+		fprintf(stderr, "sleepers: write %d to %s: %s\n", (int)getpid(),
+			path, strerror(errno));
+		goto fail;
+	}
+	for (long i = 0; i < ntasks && !stop && !whole; i++) {
 		snprintf(path, sizeof path, "%s/g%ld/tasks", root, i / per_group);
 		if (write_number(path, tids[i]) < 0) {
 			fprintf(stderr, "sleepers: write %d to %s: %s\n",
