@@ -13,7 +13,8 @@
  *                   fresh task into gI), op=move and op=rmdir.
  *   --mkdir-only    mkdir N groups, rmdir them: op=mkdir, op=rmdir.
  *   --read-tasks K  one group g0 holding K sleepers; R times open + read to
- *                   EOF + close of g0/tasks: op=read (lines= is what the
+ *                   EOF + close of g0/tasks (or g0/FILE with --read-file
+ *                   FILE, e.g. cpu.shares): op=read (lines= is what the
  *                   last read returned; fuse-floor reads empty).
  *
  * Move scheme: the mover is first put in DIR/tasks (untimed), then cycles
@@ -31,7 +32,15 @@
  * tasks` does, timed with CLOCK_MONOTONIC around the three calls.
  *
  * Output: one key=value line per measurement on stdout, e.g.
- *   target=kernel n=1000 op=move count=10000 median_us=2.51 mean_us=2.70 p99_us=5.10 max_us=80.20 check=ok
+ *   target=kernel n=1000 op=move count=10000 median_us=2.51 mean_us=2.70 p99_us=5.10 max_us=80.20 total_ms=27.00 t0_us=... t1_us=... check=ok
+ * total_ms is the sum of the timed calls (for op=mkdir and op=place: what
+ * making N groups and placing N sleepers took).  The move and read lines
+ * also give t0_us and t1_us, CLOCK_MONOTONIC at the start and the end of
+ * the loop, and cpu_us, this process's CPU time (user + system) in the
+ * loop.  With --sync, the setup done, "ready" is printed and one byte read
+ * from standard input before the loop starts: a driver running several
+ * clients at once starts their loops together and takes the throughput
+ * over the span where they all ran.
  * Errors go to stderr and make the exit status 1.
  *
  * Cleanup on every path (errors, SIGINT, SIGTERM, SIGHUP): children are
@@ -49,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -58,6 +68,7 @@ static volatile sig_atomic_t stop;
 
 static const char *root = NULL;
 static const char *label = "dir";
+static const char *read_file = "tasks";
 static pid_t self;
 
 static pid_t *kids;             /* every child forked and not yet reaped */
@@ -76,6 +87,29 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+/* This process's user + system CPU time, µs. */
+static double cpu_us(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e6 +
+	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
+/* --sync: says it is ready and waits for the go (a byte, or EOF). */
+static int wait_go(void)
+{
+	char c;
+
+	printf("ready\n");
+	fflush(stdout);
+	while (read(0, &c, 1) < 0)
+		if (errno != EINTR || stop)
+			return -1;
+	return stop ? -1 : 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -99,9 +133,9 @@ static void report(long n, const char *op, double *s, long count,
 		sum += s[i];
 	p99 = (count * 99 + 99) / 100 - 1;	/* ceil(0.99 count) - 1 */
 	printf("target=%s n=%ld op=%s count=%ld median_us=%.2f mean_us=%.2f "
-	       "p99_us=%.2f max_us=%.2f%s\n", label, n, op, count,
+	       "p99_us=%.2f max_us=%.2f total_ms=%.2f%s\n", label, n, op, count,
 	       count % 2 ? s[count / 2] : (s[count / 2 - 1] + s[count / 2]) / 2,
-	       sum / count, s[p99], s[count - 1], extra);
+	       sum / count, s[p99], s[count - 1], sum / 1e3, extra);
 	fflush(stdout);
 }
 
@@ -314,6 +348,8 @@ static void usage(FILE *f)
 		"usage: attach-bench --root DIR [--label NAME] [--groups N] [--moves M]\n"
 		"       attach-bench --root DIR [--label NAME] --mkdir-only --groups N\n"
 		"       attach-bench --root DIR [--label NAME] --read-tasks K [--reads R]\n"
+		"                    [--read-file FILE]\n"
+		"--sync: print \"ready\" after the setup and wait for a byte on stdin.\n"
 		"DIR is a cgroup v1 directory (kernel, cgfused or fuse-floor).\n"
 		"Defaults: N=1, M=10000, R=1000, NAME=dir.\n");
 }
@@ -341,12 +377,15 @@ int main(int argc, char **argv)
 		{"mkdir-only", no_argument, NULL, 'k'},
 		{"read-tasks", required_argument, NULL, 't'},
 		{"reads", required_argument, NULL, 'R'},
+		{"read-file", required_argument, NULL, 'f'},
+		{"sync", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
 	};
 	long ngroups = 1, nmoves = 10000, read_tasks_n = 0, nreads = 1000;
 	long nsamples, done = 0, lines = 0;
-	int mkdir_only = 0, opt;
+	double loop_t0 = 0, loop_t1 = 0, loop_cpu = 0;
+	int mkdir_only = 0, sync_start = 0, opt;
 	double *mkdir_us, *place_us, *rmdir_us, *op_us;
 	const char *check = "";
 	struct sigaction sa;
@@ -361,6 +400,8 @@ int main(int argc, char **argv)
 		case 'k': mkdir_only = 1; break;
 		case 't': read_tasks_n = parse_count(optarg, "--read-tasks"); break;
 		case 'R': nreads = parse_count(optarg, "--reads"); break;
+		case 'f': read_file = optarg; break;
+		case 's': sync_start = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -402,7 +443,11 @@ int main(int argc, char **argv)
 		for (long i = 0; i < read_tasks_n && !stop; i++)
 			if (attach(kids[i], 0, &place_us[i]) < 0)
 				goto fail;
-		tasks_path(path, sizeof path, 0);
+		snprintf(path, sizeof path, "%s/g0/%s", root, read_file);
+		if (sync_start && wait_go() < 0)
+			goto fail;
+		loop_cpu = cpu_us();
+		loop_t0 = now_us();
 		for (; done < nreads && !stop; done++) {
 			double t0 = now_us();
 
@@ -413,6 +458,8 @@ int main(int argc, char **argv)
 			}
 			op_us[done] = now_us() - t0;
 		}
+		loop_t1 = now_us();
+		loop_cpu = cpu_us() - loop_cpu;
 		goto done;
 	}
 
@@ -426,9 +473,15 @@ int main(int argc, char **argv)
 	for (long g = 0; g < ngroups && !stop; g++)
 		if (attach(kids[g + 2], g, &place_us[g]) < 0)
 			goto fail;
+	if (sync_start && wait_go() < 0)
+		goto fail;
+	loop_cpu = cpu_us();
+	loop_t0 = now_us();
 	for (; done < nmoves && !stop; done++)
 		if (attach(mover, move_target(done, ngroups), &op_us[done]) < 0)
 			goto fail;
+	loop_t1 = now_us();
+	loop_cpu = cpu_us() - loop_cpu;
 	if (!stop)
 		check = check_listed(mover, move_target(nmoves - 1, ngroups));
 
@@ -437,15 +490,20 @@ done:
 		goto fail;
 	report(ngroups, "mkdir", mkdir_us, ngroups, "");
 	if (read_tasks_n) {
-		char extra[64];
+		char extra[256];
 
-		snprintf(extra, sizeof extra, " tasks=%ld lines=%ld",
-			 read_tasks_n, lines);
+		snprintf(extra, sizeof extra, " t0_us=%.0f t1_us=%.0f cpu_us=%.0f "
+			 "file=%s tasks=%ld lines=%ld", loop_t0, loop_t1,
+			 loop_cpu, read_file, read_tasks_n, lines);
 		report(ngroups, "place", place_us, read_tasks_n, "");
 		report(ngroups, "read", op_us, done, extra);
 	} else if (!mkdir_only) {
+		char extra[256];
+
+		snprintf(extra, sizeof extra, " t0_us=%.0f t1_us=%.0f cpu_us=%.0f%s",
+			 loop_t0, loop_t1, loop_cpu, check);
 		report(ngroups, "place", place_us, ngroups, "");
-		report(ngroups, "move", op_us, done, check);
+		report(ngroups, "move", op_us, done, extra);
 	}
 	if (cleanup(rmdir_us) < 0)
 		return 1;
