@@ -505,7 +505,7 @@ time.sleep(1000)
 	assert_failure
 }
 
-@test "a child a member makes with clone(CLONE_PARENT) starts in the root (cgfused(8), BUGS)" {
+@test "a child a member makes with clone(CLONE_PARENT) starts in the root, as cgfused(8) documents" {
 	# The proc connector names the member's parent as the child's parent,
 	# not the member; the kernel would have put the child in the group.
 	run "$CLONE_PARENT" "$MNT/t/tasks" "$MNT/tasks"

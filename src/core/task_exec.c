@@ -11,8 +11,9 @@
 
 /* The tracked thread whose id vanished in the exec: a thread of the process
  * that is gone. The threads de_thread() killed are reported before the exec
- * as a rule, so it is the only one then; when a killed thread's report is
- * late, or reports were lost, the first gone one is taken (cgfused(8), BUGS). */
+ * as a rule, so it is the only one then; when a killed thread's report
+ * comes late, the first gone one is taken (cgfused(8), DIFFERENCES FROM
+ * THE KERNEL). */
 static struct task *exec_thread(struct cg_core *core, pid_t tgid)
 {
 	for (struct task *t = task_proc_first(core, tgid); t; t = t->proc_next)

@@ -2,10 +2,11 @@
  * clone-parent GROUP_TASKS ROOT_TASKS: a member of a group makes a child
  * with clone(CLONE_PARENT), which gives the child the member's parent. The
  * proc connector names that parent, not the member, in the fork report, so
- * cgfused cannot tell the child was made by a member (cgfused(8), BUGS).
+ * cgfused cannot tell the child was made by a member (cgfused(8),
+ * DIFFERENCES FROM THE KERNEL).
  * A process (the member) writes 0 to GROUP_TASKS, makes the child, and
- * prints "CHILD in group", "CHILD in root" or "CHILD nowhere" from what the
- * two tasks files list; the child is then killed and reaped here (its
+ * prints "PID in group", "PID in root" or "PID nowhere" (PID: the child's)
+ * from the two tasks files; the child is then killed and reaped here (its
  * parent). Exits 1 if something could not be done.
  */
 #include <sched.h>
