@@ -464,3 +464,51 @@ time.sleep(1000)
 	run cat t/cgroup.procs
 	assert_output "$py"
 }
+
+@test "exec from a non-leader thread: the process stays in that thread's group, under its pid" {
+	local py i
+	# A process whose second thread calls execve when told to: the kernel
+	# gives it the leader's id, and the old thread id vanishes.
+	"$CG_PYTHON" -c '
+import os, sys, threading, time
+def worker():
+    while not os.path.exists(sys.argv[1]):
+        time.sleep(0.02)
+    os.execv(sys.argv[2], ["sleep", "1000"])
+threading.Thread(target=worker).start()
+time.sleep(1000)
+' "$CG_TMP/go" "$(command -v sleep)" >/dev/null 2>&1 3>&- &
+	py=$!
+	CG_HELPERS+=("$py")
+	for ((i = 0; i < 200; i++)); do
+		[[ $(ls "/proc/$py/task" | wc -l) -eq 2 ]] && break
+		sleep 0.05
+	done
+	local tids=($(cg_tids "$py"))
+	[ "${#tids[@]}" -eq 2 ]
+	# Only the thread that will exec is a member.
+	echo "${tids[1]}" >t/tasks
+	run cat t/tasks
+	assert_output "${tids[1]}"
+	touch "$CG_TMP/go"
+	for ((i = 0; i < 200; i++)); do
+		[[ $(cat "/proc/$py/comm" 2>/dev/null) == sleep ]] && break
+		sleep 0.05
+	done
+	[ "$(cat "/proc/$py/comm")" = sleep ]
+	[ "$(cg_tids "$py")" = "$py" ]
+	run cat t/tasks
+	assert_output "$py"
+	run cat t/cgroup.procs
+	assert_output "$py"
+	run grep -x -e "$py" -e "${tids[1]}" tasks
+	assert_failure
+}
+
+@test "a child a member makes with clone(CLONE_PARENT) starts in the root, as cgfused(8) documents" {
+	# The proc connector names the member's parent as the child's parent,
+	# not the member; the kernel would have put the child in the group.
+	run "$CLONE_PARENT" "$MNT/t/tasks" "$MNT/tasks"
+	assert_success
+	assert_output --regexp '^[0-9]+ in root$'
+}

@@ -9,6 +9,7 @@
 #include "core/face.h"
 #include "core/notify.h"
 #include "core/task.h"
+#include "core/task_proc.h"
 
 void css_get(struct css *css)
 {
@@ -132,6 +133,7 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->cgroups = g_hash_table_new(g_int64_hash, g_int64_equal);
 	core->css_sets = css_set_table_new();
 	core->tasks = g_hash_table_new(NULL, NULL);
+	core->procs = task_proc_table_new();
 	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
 	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
@@ -254,6 +256,7 @@ void cg_core_free(struct cg_core *core)
 	g_hash_table_unref(core->cgroups);
 	g_hash_table_unref(core->css_sets);
 	g_hash_table_unref(core->tasks);
+	g_hash_table_unref(core->procs);
 	g_ptr_array_unref(core->subscribers);
 	g_mutex_clear(&core->lock);
 	g_free(core);

@@ -135,6 +135,7 @@ struct cg_core {
 	GHashTable *css_sets;		/* struct css_set * (itself the key) */
 	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
 	GHashTable *tasks;		/* tid -> struct task * */
+	GHashTable *procs;		/* tgid -> its tracked threads (task_proc.h) */
 	uint64_t nr_resyncs;		/* times task reports were lost */
 	struct kfacade *kf;
 	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */

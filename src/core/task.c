@@ -4,6 +4,8 @@
 #include <errno.h>
 
 #include "core/notify.h"
+#include "core/task_exec.h"
+#include "core/task_proc.h"
 
 struct task *task_lookup(struct cg_core *core, pid_t tid)
 {
@@ -44,6 +46,7 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 	g_queue_push_tail(&t->cset->tasks, t);
 	t->cset_node = t->cset->tasks.tail;
 	g_hash_table_insert(core->tasks, GINT_TO_POINTER(tid), t);
+	task_proc_link(core, t);
 	*out = t;
 	*created = true;
 	return 0;
@@ -53,6 +56,7 @@ void task_drop(struct cg_core *core, struct task *t)
 {
 	cg_notify(core, exit, t);
 	g_hash_table_remove(core->tasks, GINT_TO_POINTER(t->tid));
+	task_proc_unlink(core, t);
 	g_queue_delete_link(&t->cset->tasks, t->cset_node);
 	put_css_set(core, t->cset);
 	core->kf->ops->task_close(core->kf, &t->ident);
@@ -253,6 +257,8 @@ void task_catch_up(struct cg_core *core)
 
 			if (ev[i].what == TASK_EVENT_FORK) {
 				task_fork(core, &ev[i]);
+			} else if (ev[i].what == TASK_EVENT_EXEC) {
+				task_exec(core, &ev[i]);
 			} else if ((t = task_lookup(core, ev[i].tid))) {
 				if (ev[i].final_valid)
 					task_charge(core, t, &ev[i].final);

@@ -18,6 +18,7 @@ struct task {
 	 * while that has not moved, none of its threads ran, and a move need
 	 * not read /proc (task_account). */
 	uint64_t charged_proc_ns;
+	struct task *proc_prev, *proc_next;	/* its process's tracked threads (task_proc.h) */
 };
 
 /* The tracked task with this id, or NULL (it is then in init_css_set). */

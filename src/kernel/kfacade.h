@@ -32,8 +32,9 @@ struct task_cputime {
 
 /* What the kernel says happened to a thread. */
 struct task_event {
-	enum { TASK_EVENT_FORK, TASK_EVENT_EXIT } what;
-	pid_t tid;		/* the new or exited thread */
+	enum { TASK_EVENT_FORK, TASK_EVENT_EXIT, TASK_EVENT_EXEC } what;
+	pid_t tid;		/* the new or exited thread; EXEC: the process's
+				 * leader, whichever thread called execve */
 	pid_t tgid;		/* its process */
 	pid_t parent;		/* FORK of a process: the forking thread */
 	bool final_valid;	/* EXIT: final holds the thread's last figures */
@@ -67,7 +68,7 @@ struct kfacade_ops {
 	int (*task_open)(struct kfacade *kf, pid_t tid, struct task_ident *id);
 	/* The core stops tracking the thread. */
 	void (*task_close)(struct kfacade *kf, const struct task_ident *id);
-	/* Forks and exits since the last call, in order (of every thread: the
+	/* Forks, exits and execs since the last call, in order (of every thread: the
 	 * core ignores those it does not track); never blocks. Returns how
 	 * many were stored (at most max), or -EOVERFLOW when events were
 	 * lost: the core must then check its threads with task_alive(). A

@@ -233,6 +233,12 @@ static int linux_task_events(struct kfacade *kf, struct task_event *out, unsigne
 					.tgid = ev.event_data.fork.child_tgid,
 					.parent = ev.event_data.fork.parent_pid,
 				};
+			else if (ev.what == PROC_EVENT_EXEC)
+				out[n++] = (struct task_event){
+					.what = TASK_EVENT_EXEC,
+					.tid = ev.event_data.exec.process_pid,
+					.tgid = ev.event_data.exec.process_tgid,
+				};
 		}
 	}
 	if (!lost)
@@ -440,7 +446,7 @@ static int cn_send_op(int nl, uint32_t op)
 	req.msg.id.val = CN_VAL_PROC;
 	req.msg.len = sizeof(req.in);
 	req.in.mcast_op = op;
-	req.in.event_type = PROC_EVENT_FORK | PROC_EVENT_EXIT;
+	req.in.event_type = PROC_EVENT_FORK | PROC_EVENT_EXEC | PROC_EVENT_EXIT;
 	return send(nl, &req, sizeof(req), 0) < 0 ? -errno : 0;
 }
 

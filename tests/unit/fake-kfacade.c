@@ -566,6 +566,40 @@ void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid)
 	g_array_unref(tids);
 }
 
+void fake_kf_exec(struct fake_kf *fk, pid_t tid)
+{
+	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	struct fake_thread *t, *leader;
+	pid_t tgid;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	g_assert_nonnull(t);
+	tgid = t->tgid;
+	append_threads_of(fk, tgid, tids);
+	for (guint i = 0; i < tids->len; i++) {
+		pid_t other = g_array_index(tids, pid_t, i);
+
+		if (other != tid && other != tgid)
+			exit_locked(fk, other);
+	}
+	if (tid != tgid) {
+		leader = lookup_locked(fk, tgid);
+		g_assert_nonnull(leader);
+		t->ino = leader->ino;
+		t->start_ns = leader->start_ns;
+		t->ppid = leader->ppid;
+		exit_locked(fk, tgid);
+		g_hash_table_steal(fk->threads, GINT_TO_POINTER(tid));
+		t->tid = tgid;
+		g_hash_table_insert(fk->threads, GINT_TO_POINTER(tgid), t);
+	}
+	if (!fk->lost)
+		report_locked(fk, TASK_EVENT_EXEC, tgid, tgid, 0);
+	g_mutex_unlock(&fk->lock);
+	g_array_unref(tids);
+}
+
 void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid)
 {
 	g_mutex_lock(&fk->lock);

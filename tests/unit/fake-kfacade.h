@@ -37,6 +37,12 @@ void fake_kf_exit(struct fake_kf *fk, pid_t tid);
 /* Thread parent makes thread tid of process tgid (a new process when
  * tid == tgid), and ->task_events() reports the fork. */
 void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid);
+/* Thread tid calls execve, as the kernel's de_thread() has it: every other
+ * thread of its process exits (reported, the leader last); a non-leader
+ * then takes the leader's id and identity (its own id vanishes without a
+ * report) and keeps its figures, nice and affinity; the exec is reported
+ * under the leader's id. */
+void fake_kf_exec(struct fake_kf *fk, pid_t tid);
 /* Every thread of process tgid exits. */
 void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid);
 /* The thread is gone, but its exit report is held back until

@@ -1,0 +1,45 @@
+/* A process's exec. When a thread other than the leader calls execve, the
+ * kernel's de_thread() kills the other threads, then gives the exec'ing
+ * thread the leader's id: the proc connector reports the leader's exit,
+ * then the exec under the leader's id, and never an exit for the exec'ing
+ * thread's old id. That thread's task_struct, and so its cgroups, survive:
+ * the process carries on in its groups. */
+#include "core/task_exec.h"
+
+#include "core/notify.h"
+#include "core/task_proc.h"
+
+/* The tracked thread whose id vanished in the exec: a thread of the process
+ * that is gone. The threads de_thread() killed are reported before the exec
+ * as a rule, so it is the only one then; when a killed thread's report
+ * comes late, the first gone one is taken (cgfused(8), DIFFERENCES FROM
+ * THE KERNEL). */
+static struct task *exec_thread(struct cg_core *core, pid_t tgid)
+{
+	for (struct task *t = task_proc_first(core, tgid); t; t = t->proc_next)
+		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
+			return t;
+	return NULL;
+}
+
+void task_exec(struct cg_core *core, const struct task_event *ev)
+{
+	struct task *old, *t;
+	bool created;
+
+	/* A tracked leader exec'd itself: its id and its groups stay. Every
+	 * exec on the system comes here: two hash lookups when untracked. */
+	if (task_lookup(core, ev->tgid) || !(old = exec_thread(core, ev->tgid)))
+		return;
+	/* Like a fork from the old id, so that subscribers' data follows. */
+	if (task_get(core, ev->tgid, &t, &created) == 0) {
+		task_set_css_set(core, t, old->cset);
+		t->joined_ns = old->joined_ns;
+		/* The same thread: what it ran since it was charged is its groups'. */
+		t->charged = old->charged;
+		t->charged_proc_ns = UINT64_MAX;
+		cg_notify(core, fork, old, t);
+	}
+	/* Else the process is gone already; its exit report follows. */
+	task_drop(core, old);
+}

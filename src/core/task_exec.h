@@ -1,0 +1,11 @@
+/* A process's exec, as the proc connector reports it. Called locked. */
+#ifndef CGFUSED_TASK_EXEC_H
+#define CGFUSED_TASK_EXEC_H
+
+#include "core/task.h"
+
+/* Process ev->tgid called execve. When a thread other than its leader did,
+ * the process carries on in that thread's groups, under the leader's id. */
+void task_exec(struct cg_core *core, const struct task_event *ev);
+
+#endif

@@ -1,0 +1,20 @@
+/* The tracked threads of each process: an index by tgid, so that what
+ * concerns a whole process (an exec) finds its tracked threads without a
+ * look at every tracked task. Two pointers per task and one hash entry per
+ * process. Called locked. */
+#ifndef CGFUSED_TASK_PROC_H
+#define CGFUSED_TASK_PROC_H
+
+#include "core/task.h"
+
+GHashTable *task_proc_table_new(void);
+
+/* A task the core starts tracking joins its process's list. */
+void task_proc_link(struct cg_core *core, struct task *t);
+/* It leaves it when the core stops tracking it. */
+void task_proc_unlink(struct cg_core *core, struct task *t);
+
+/* The first tracked thread of process tgid (then ->proc_next), or NULL. */
+struct task *task_proc_first(struct cg_core *core, pid_t tgid);
+
+#endif
