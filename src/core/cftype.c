@@ -9,6 +9,7 @@
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_sample.h"
+#include "core/task_watch.h"
 #include "lib/kparse.h"
 
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
@@ -43,17 +44,27 @@ int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flag
 		   (flags & O_ACCMODE) == O_WRONLY ? MAY_WRITE : MAY_READ | MAY_WRITE;
 	int ret;
 
-	if (flags & O_TRUNC)
+	unsigned slot = 0;
+
+	/* Only O_TRUNC changes something (the times): a plain open reads. */
+	if (flags & O_TRUNC) {
 		mask |= MAY_WRITE;
-	g_mutex_lock(&core->lock);
+		cg_write_lock(&core->lock);
+	} else {
+		slot = cg_read_lock(&core->lock);
+	}
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0) {
 		cgroup_iattr(cgrp, file, &attr);
 		ret = iattr_permission(&attr, cred, mask);
 	}
-	if (ret == 0 && (flags & O_TRUNC))
-		iattr_setattr(cgroup_iattr_mut(cgrp, file), &trunc, cred);
-	g_mutex_unlock(&core->lock);
+	if (flags & O_TRUNC) {
+		if (ret == 0)
+			iattr_setattr(cgroup_iattr_mut(cgrp, file), &trunc, cred);
+		cg_write_unlock(&core->lock);
+	} else {
+		cg_read_unlock(&core->lock, slot);
+	}
 	return ret;
 }
 
@@ -95,16 +106,18 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 {
 	struct cgroup *cgrp;
 	const struct cg_file *f;
+	unsigned slot;
 	int ret;
 
 	if (file_samples(core, cgrp_id, file))
 		task_sample_subtree(core, cgrp_id);
-	g_mutex_lock(&core->lock);
-	task_catch_up(core);
+	/* Reports taken in first: the read side changes no task. */
+	cg_catch_up_if_pending(core);
+	slot = cg_read_lock(&core->lock);
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0)
 		ret = cgroup_file_show(cgrp, file, out);
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }
 
@@ -121,13 +134,13 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		return 0;
 	if (file_samples(core, cgrp_id, file))
 		task_sample_subtree(core, cgrp_id);	/* a reset charges what ran first */
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	/* kernfs checks the length (atomic_write_len) first: even a removed
 	 * group's file answers E2BIG, not ENODEV. */
 	root = cgroup_id_root(core, cgrp_id);
 	if (root && file < root->files->len &&
 	    len > ((const struct cg_file *)g_ptr_array_index(root->files, file))->max_write_len) {
-		g_mutex_unlock(&core->lock);
+		cg_write_unlock(&core->lock);
 		return -E2BIG;
 	}
 	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
@@ -169,7 +182,7 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		}
 		cg_notify(core, changed, cgrp, file);
 	}
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	g_free(copy);
 	return ret < 0 ? ret : (ssize_t)len;
 }
