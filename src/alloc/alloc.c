@@ -547,7 +547,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	struct task *t;
 	bool reconcile, empty;
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	g_hash_table_iter_init(&iter, core->tasks);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
@@ -583,7 +583,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	a->st.passes++;
 	a->st.last_pass_ns = now_ns() - start;
 	a->st.max_pass_ns = MAX(a->st.max_pass_ns, a->st.last_pass_ns);
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	g_ptr_array_unref(tasks);
 	/* The hierarchy just emptied: give back the whole pages malloc keeps
 	 * free inside its arenas (it trims only an arena's top by itself);
@@ -684,7 +684,7 @@ void alloc_free(struct allocator *a)
 	if (!a)
 		return;
 	core = a->core;
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	g_hash_table_iter_init(&iter, a->tasks);
 	while (g_hash_table_iter_next(&iter, (gpointer *)&t, (gpointer *)&s))
@@ -694,7 +694,7 @@ void alloc_free(struct allocator *a)
 		if (ag->nice_set)
 			core->kf->ops->set_autogroup_nice(core->kf, ag->tid, ag->orig_nice);
 	cg_unsubscribe_locked(core, &a->sub);
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	g_hash_table_destroy(a->tasks);
 	g_hash_table_destroy(a->autogroups);
 	g_hash_table_destroy(a->proc_clock);

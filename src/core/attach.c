@@ -20,12 +20,143 @@ static void drop_untracked(struct cg_core *core, GPtrArray *created)
 	}
 }
 
+/* A thread as found before the lock was taken. */
+struct prep_thread {
+	pid_t tid;
+	int ret;			/* of opening it (task_read_new) */
+	bool own;			/* ident was opened here, and is no task's yet */
+	struct task_ident ident;	/* the one opened, or the tracked task's */
+	uint64_t proc_ns;		/* its process's CPU time; UINT64_MAX: unknown */
+	uint64_t charged_proc_ns;	/* a tracked task's, when copied */
+	bool read;			/* now holds its figures */
+	struct task_cputime now;
+};
+
+/* What cgroup_attach_prepare() found. cgroup_attach() checks that it still
+ * holds and otherwise asks again under the lock (as before there was a
+ * prepare), so that its answers are the same. */
+struct cg_attach_prep {
+	struct kfacade *kf;
+	pid_t pid;
+	bool threadgroup;
+	int ret;			/* of listing the threads */
+	GArray *threads;		/* struct prep_thread */
+	/* may_move()'s answers for thread target, whose identity was
+	 * target_ino (0: not among the threads), and may_manage()'s for
+	 * manage_tid. */
+	pid_t target;
+	uint64_t target_ino;
+	int uids_ret;
+	struct task_uids uids;
+	bool target_alive;
+	pid_t manage_tid;
+	int manage_ret;
+};
+
+/* Copies what the table knows of the threads (read-locked): those tracked
+ * need no identity opened, and their figures only if their process ran. */
+static void prep_copy_tracked(struct cg_core *core, struct cg_attach_prep *p)
+{
+	unsigned slot = cg_read_lock(&core->lock);
+
+	for (guint i = 0; i < p->threads->len; i++) {
+		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
+		const struct task *t = task_lookup(core, th->tid);
+
+		if (t) {
+			th->ident = t->ident;
+			th->charged_proc_ns = t->charged_proc_ns;
+		}
+	}
+	cg_read_unlock(&core->lock, slot);
+}
+
+/* The prepared thread with this id, if it was found. */
+static struct prep_thread *prep_find(struct cg_attach_prep *p, pid_t tid)
+{
+	for (guint i = 0; i < p->threads->len; i++) {
+		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
+
+		if (th->tid == tid && th->ret == 0)
+			return th;
+	}
+	return NULL;
+}
+
+struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bool threadgroup,
+					     const struct cg_cred *cred)
+{
+	struct kfacade *kf = core->kf;
+	struct cg_attach_prep *p = g_new0(struct cg_attach_prep, 1);
+	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	struct prep_thread *first = NULL, *target;
+
+	p->kf = kf;
+	p->pid = pid;
+	p->threadgroup = threadgroup;
+	p->threads = g_array_new(FALSE, TRUE, sizeof(struct prep_thread));
+	if (threadgroup)
+		p->ret = kf->ops->thread_ids(kf, pid, tids);
+	else
+		g_array_append_val(tids, pid);
+	g_array_set_size(p->threads, tids->len);
+	for (guint i = 0; i < tids->len; i++)
+		g_array_index(p->threads, struct prep_thread, i).tid = g_array_index(tids, pid_t, i);
+	g_array_unref(tids);
+	prep_copy_tracked(core, p);
+
+	for (guint i = 0; p->ret == 0 && i < p->threads->len; i++) {
+		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
+
+		if (!th->ident.ino) {		/* not tracked: as task_get() */
+			th->ret = task_read_new(kf, th->tid, &th->ident, &th->proc_ns, &th->now);
+			th->own = th->read = th->ret == 0;
+		} else {			/* tracked: as task_account() */
+			if (kf->ops->process_cputime(kf, th->ident.tgid, &th->proc_ns) < 0)
+				th->proc_ns = UINT64_MAX;
+			if (th->proc_ns == UINT64_MAX || th->proc_ns != th->charged_proc_ns)
+				th->read = kf->ops->task_cputime(kf, th->ident.tgid, th->tid,
+								 &th->now) == 0;
+		}
+		if (th->ret == 0 && !first)
+			first = th;
+	}
+	if (!first)
+		return p;
+	/* may_move() and may_manage(), about the threads they will ask about. */
+	p->target = threadgroup ? first->ident.tgid : pid;
+	if (cred->uid != 0) {
+		target = prep_find(p, p->target);
+		p->target_ino = target ? target->ident.ino : 0;
+		p->uids_ret = kf->ops->task_uids(kf, p->target, &p->uids);
+		p->target_alive = target && kf->ops->task_alive(kf, target->tid, &target->ident);
+	}
+	p->manage_tid = first->tid;
+	p->manage_ret = kf->ops->may_manage(kf, first->tid);
+	return p;
+}
+
+void cgroup_attach_prep_free(struct cg_attach_prep *p)
+{
+	if (!p)
+		return;
+	for (guint i = 0; i < p->threads->len; i++) {
+		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
+
+		if (th->own)
+			p->kf->ops->task_close(p->kf, &th->ident);
+	}
+	g_array_unref(p->threads);
+	g_free(p);
+}
+
 /* __cgroup1_procs_write(): the writer is root, or the target's real or
  * saved uid is its own. The target is the thread or, for a whole process,
  * its leader, checked once for all its threads. Its ids are read by tid:
- * the thread found there must still be the one tracked. */
+ * the thread found there must still be the one tracked. What the prepare
+ * read is used if it asked about the same thread. */
 static int may_move(struct cg_core *core, GPtrArray *tasks, pid_t target,
-		    const struct cg_cred *cred)
+		    const struct cg_cred *cred, const struct cg_attach_prep *p)
 {
 	struct kfacade *kf = core->kf;
 	const struct task *t = NULL;
@@ -37,21 +168,45 @@ static int may_move(struct cg_core *core, GPtrArray *tasks, pid_t target,
 	for (guint i = 0; i < tasks->len; i++)
 		if (((const struct task *)g_ptr_array_index(tasks, i))->tid == target)
 			t = g_ptr_array_index(tasks, i);
-	ret = kf->ops->task_uids(kf, target, &ids);
-	if (ret == 0 && t && !kf->ops->task_alive(kf, t->tid, &t->ident))
-		ret = -ESRCH;
+	if (target == p->target && (t ? t->ident.ino : 0) == p->target_ino) {
+		ret = p->uids_ret;
+		ids = p->uids;
+		if (ret == 0 && t && !p->target_alive)
+			ret = -ESRCH;
+	} else {
+		ret = kf->ops->task_uids(kf, target, &ids);
+		if (ret == 0 && t && !kf->ops->task_alive(kf, t->tid, &t->ident))
+			ret = -ESRCH;
+	}
 	if (ret)
 		return ret;
 	return cred->uid == ids.uid || cred->uid == ids.suid ? 0 : -EACCES;
 }
 
-static void move_task(struct cg_core *core, struct task *t, struct cgroup *dst)
+/* What it ran so far stays with the groups it ran in (in the root: is
+ * charged to no group): from the prepared figures th if they are of this
+ * thread, else read now. */
+static void account(struct cg_core *core, struct task *t, const struct prep_thread *th)
+{
+	if (!th || th->ident.ino != t->ident.ino) {
+		task_account(core, t);
+		return;
+	}
+	if (th->proc_ns != UINT64_MAX && th->proc_ns == t->charged_proc_ns)
+		return;		/* it did not run since it was charged */
+	/* Figures older than a charge made since (a sample) are ignored. */
+	if (th->read && th->now.run_ns >= t->charged.run_ns) {
+		task_charge(core, t, &th->now);
+		t->charged_proc_ns = th->proc_ns;
+	}
+}
+
+static void move_task(struct cg_core *core, struct task *t, struct cgroup *dst,
+		      const struct prep_thread *th)
 {
 	struct css_set *cset = css_set_for_move(core, t->cset, dst);
 
-	/* What it ran so far stays with the groups it ran in (in the root: is
-	 * charged to no group). */
-	task_account(core, t);
+	account(core, t, th);
 	task_set_css_set(core, t, cset);
 	put_css_set(core, cset);
 }
@@ -89,7 +244,7 @@ int cgroup_attach_restore(struct cgroup *dst, pid_t tid, uint64_t ino, uint64_t 
 	else if ((ret = can_attach(dst, 1)) == 0)
 		ret = core->kf->ops->may_manage(core->kf, tid);
 	if (ret == 0) {
-		move_task(core, t, dst);
+		move_task(core, t, dst, NULL);
 		t->joined_ns = joined_ns;	/* children born since then are its */
 		cg_notify(core, attach, &t, 1, dst->root);
 	}
@@ -99,28 +254,44 @@ int cgroup_attach_restore(struct cgroup *dst, pid_t tid, uint64_t ino, uint64_t 
 	return ret;
 }
 
-int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct cg_cred *cred)
+/* The thread as prepared: tracked now (it may have been adopted since),
+ * made from what the prepare opened, or, if the prepare saw a tracked task
+ * that is gone since, looked up again as task_get() does. */
+static int commit_get(struct cg_core *core, struct prep_thread *th, struct task **t,
+		      bool *created)
+{
+	*created = false;
+	if ((*t = task_lookup(core, th->tid)))
+		return 0;
+	if (th->ret)
+		return th->ret;
+	if (!th->own)
+		return task_get(core, th->tid, t, created);
+	*t = task_new(core, th->tid, &th->ident, th->proc_ns, &th->now);
+	th->own = false;	/* the task's now */
+	*created = true;
+	return 0;
+}
+
+int cgroup_attach(struct cgroup *dst, struct cg_attach_prep *p, const struct cg_cred *cred)
 {
 	struct cg_core *core = dst->root->core;
-	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	GPtrArray *tasks = g_ptr_array_new(), *created = g_ptr_array_new();
-	int ret = 0;
+	GPtrArray *preps = g_ptr_array_new();	/* each task's prep_thread */
+	int ret = p->ret;
 
-	if (threadgroup)
-		ret = core->kf->ops->thread_ids(core->kf, pid, tids);
-	else
-		g_array_append_val(tids, pid);
-
-	for (guint i = 0; ret == 0 && i < tids->len; i++) {
+	for (guint i = 0; ret == 0 && i < p->threads->len; i++) {
+		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
 		struct task *t;
 		bool is_new;
-		int err = task_get(core, g_array_index(tids, pid_t, i), &t, &is_new);
+		int err = commit_get(core, th, &t, &is_new);
 
 		if (err == 0) {
 			g_ptr_array_add(tasks, t);
+			g_ptr_array_add(preps, th);
 			if (is_new)
 				g_ptr_array_add(created, t);
-		} else if (!threadgroup || err != -ESRCH) {
+		} else if (!p->threadgroup || err != -ESRCH) {
 			/* A thread of a group may exit while we gather them. */
 			ret = err;
 		}
@@ -130,11 +301,12 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct 
 	if (ret == 0) {
 		const struct task *first = g_ptr_array_index(tasks, 0);
 
-		ret = may_move(core, tasks, threadgroup ? first->ident.tgid : pid, cred);
+		ret = may_move(core, tasks, p->threadgroup ? first->ident.tgid : p->pid, cred, p);
 		/* A task the daemon may not reschedule is refused, not ignored
 		 * (the kernel checks the leader once for a whole thread group). */
 		if (ret == 0)
-			ret = core->kf->ops->may_manage(core->kf, first->tid);
+			ret = first->tid == p->manage_tid ? p->manage_ret
+							  : core->kf->ops->may_manage(core->kf, first->tid);
 	}
 
 	if (ret == 0)
@@ -142,13 +314,14 @@ int cgroup_attach(struct cgroup *dst, pid_t pid, bool threadgroup, const struct 
 
 	if (ret == 0) {
 		for (guint i = 0; i < tasks->len; i++)
-			move_task(core, g_ptr_array_index(tasks, i), dst);
+			move_task(core, g_ptr_array_index(tasks, i), dst,
+				  g_ptr_array_index(preps, i));
 		cg_notify(core, attach, (struct task *const *)tasks->pdata, tasks->len, dst->root);
 	}
 	drop_untracked(core, created);
+	g_ptr_array_unref(preps);
 	g_ptr_array_unref(created);
 	g_ptr_array_unref(tasks);
-	g_array_unref(tids);
 	return ret;
 }
 

@@ -9,6 +9,7 @@
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_sample.h"
+#include "core/task_watch.h"
 #include "lib/kparse.h"
 
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)
@@ -43,17 +44,27 @@ int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flag
 		   (flags & O_ACCMODE) == O_WRONLY ? MAY_WRITE : MAY_READ | MAY_WRITE;
 	int ret;
 
-	if (flags & O_TRUNC)
+	unsigned slot = 0;
+
+	/* Only O_TRUNC changes something (the times): a plain open reads. */
+	if (flags & O_TRUNC) {
 		mask |= MAY_WRITE;
-	g_mutex_lock(&core->lock);
+		cg_write_lock(&core->lock);
+	} else {
+		slot = cg_read_lock(&core->lock);
+	}
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0) {
 		cgroup_iattr(cgrp, file, &attr);
 		ret = iattr_permission(&attr, cred, mask);
 	}
-	if (ret == 0 && (flags & O_TRUNC))
-		iattr_setattr(cgroup_iattr_mut(cgrp, file), &trunc, cred);
-	g_mutex_unlock(&core->lock);
+	if (flags & O_TRUNC) {
+		if (ret == 0)
+			iattr_setattr(cgroup_iattr_mut(cgrp, file), &trunc, cred);
+		cg_write_unlock(&core->lock);
+	} else {
+		cg_read_unlock(&core->lock, slot);
+	}
 	return ret;
 }
 
@@ -73,47 +84,55 @@ int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out)
 	return 0;
 }
 
-/* Whether the file shows its subtree's thread figures, which are then
- * sampled first, outside the lock. Hierarchies and their files never
- * change once the daemon serves them, so this needs no lock. */
-static bool file_samples(struct cg_core *core, uint64_t cgrp_id, unsigned file)
+/* The file, if cgrp_id's hierarchy has it, with no lock: hierarchies and
+ * their files never change once the daemon serves them. */
+static const struct cg_file *served_file(struct cg_core *core, uint64_t cgrp_id, unsigned file)
 {
 	unsigned index = cgrp_id & ((1u << CG_ID_ROOT_BITS) - 1);
 	const struct cg_root *root;
-	const struct cg_file *f;
 
 	if (index >= core->roots->len)
-		return false;
+		return NULL;
 	root = g_ptr_array_index(core->roots, index);
-	if (file >= root->files->len)
-		return false;
-	f = g_ptr_array_index(root->files, file);
-	return f->cft->flags & CFTYPE_SAMPLES;
+	return file < root->files->len ? g_ptr_array_index(root->files, file) : NULL;
+}
+
+/* Whether the file shows its subtree's thread figures, which are then
+ * sampled first, outside the lock. */
+static bool file_samples(struct cg_core *core, uint64_t cgrp_id, unsigned file)
+{
+	const struct cg_file *f = served_file(core, cgrp_id, file);
+
+	return f && (f->cft->flags & CFTYPE_SAMPLES);
 }
 
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out)
 {
 	struct cgroup *cgrp;
 	const struct cg_file *f;
+	unsigned slot;
 	int ret;
 
 	if (file_samples(core, cgrp_id, file))
 		task_sample_subtree(core, cgrp_id);
-	g_mutex_lock(&core->lock);
-	task_catch_up(core);
+	/* Reports taken in first: the read side changes no task. */
+	cg_catch_up_if_pending(core);
+	slot = cg_read_lock(&core->lock);
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0)
 		ret = cgroup_file_show(cgrp, file, out);
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }
 
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		      const char *buf, size_t len, const struct cg_cred *cred)
 {
+	const struct cg_file *served = served_file(core, cgrp_id, file);
 	struct cg_root *root;
 	struct cgroup *cgrp;
 	const struct cg_file *f;
+	void *prep = NULL;
 	char *copy;
 	int ret;
 
@@ -121,24 +140,26 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		return 0;
 	if (file_samples(core, cgrp_id, file))
 		task_sample_subtree(core, cgrp_id);	/* a reset charges what ran first */
-	g_mutex_lock(&core->lock);
+	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
+	copy = g_strndup(buf, len);
+	if (served && served->cft->prepare && len <= served->max_write_len)
+		prep = served->cft->prepare(core, copy, cred);
+	cg_write_lock(&core->lock);
 	/* kernfs checks the length (atomic_write_len) first: even a removed
 	 * group's file answers E2BIG, not ENODEV. */
 	root = cgroup_id_root(core, cgrp_id);
 	if (root && file < root->files->len &&
 	    len > ((const struct cg_file *)g_ptr_array_index(root->files, file))->max_write_len) {
-		g_mutex_unlock(&core->lock);
-		return -E2BIG;
+		ret = -E2BIG;
+		goto out;
 	}
-	/* NUL-terminated at len: an embedded NUL ends the command, as in kernfs. */
-	copy = g_strndup(buf, len);
 	task_catch_up(core);	/* handlers may ask whether a group is populated */
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0)
 		ret = cg_notify_prepare(core, &(struct cg_change){
 			.kind = CG_CHANGE_WRITE, .cgrp = cgrp, .file = file, .buf = buf, .len = len });
 	if (ret == 0) {
-		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, cred };
+		struct cg_file_ctx ctx = { file_css(cgrp, f), f->cft, cred, prep };
 		const struct cftype *cft = f->cft;
 
 		if (cft->write) {
@@ -169,7 +190,10 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		}
 		cg_notify(core, changed, cgrp, file);
 	}
-	g_mutex_unlock(&core->lock);
+out:
+	cg_write_unlock(&core->lock);
+	if (prep)
+		served->cft->free_prep(prep);
 	g_free(copy);
 	return ret < 0 ? ret : (ssize_t)len;
 }

@@ -12,6 +12,7 @@
 
 struct css;
 struct cftype;
+struct cg_core;
 struct cg_cred;
 struct kfacade;
 
@@ -32,11 +33,13 @@ enum {
 };
 
 /* What a handler gets besides the css: the file and who writes (the
- * credentials the file was opened with; pid: the writing thread). */
+ * credentials the file was opened with; pid: the writing thread), and
+ * what the cftype's prepare returned. */
 struct cg_file_ctx {
 	struct css *css;
 	const struct cftype *cft;
 	const struct cg_cred *cred;
+	void *prep;
 };
 
 struct cftype {
@@ -52,6 +55,13 @@ struct cftype {
 	/* buf is NUL-terminated at nbytes (so an embedded NUL ends the command,
 	 * as in kernfs) and may be modified; returns 0 or -errno. */
 	int (*write)(struct cg_file_ctx *ctx, char *buf, size_t nbytes);
+	/* Optional: the part of a write that needs system calls, called
+	 * without the core lock before write (buf as write gets it, not to be
+	 * changed; the group may be gone meanwhile). What it returns (NULL
+	 * when buf makes no command) is ctx->prep, which write must check
+	 * still holds; free_prep frees it once the lock is let go. */
+	void *(*prepare)(struct cg_core *core, const char *buf, const struct cg_cred *cred);
+	void (*free_prep)(void *prep);
 	/* The longest write taken (cft->max_write_len, which kernfs checks
 	 * before anything else), asked once per hierarchy; NULL: a page. */
 	size_t (*max_write_len)(struct kfacade *kf);

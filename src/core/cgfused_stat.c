@@ -5,7 +5,6 @@
 
 #include "core/cgroup.h"
 #include "core/notify.h"
-#include "core/task.h"
 
 /* What cgfused itself is doing: not a kernel file. */
 static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString *out)
@@ -14,7 +13,6 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 	struct mallinfo2 mi = mallinfo2();
 
 	(void)cft;
-	task_catch_up(core);
 	/* The heap (all arenas): allocated, kept free by malloc, and mapped
 	 * apart (large blocks); the soak test tells growth from fragmentation
 	 * with them. */
@@ -23,7 +21,7 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 			       "heap_mmap_bytes %zu\n",
 			       g_hash_table_size(core->tasks), g_hash_table_size(core->css_sets),
 			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
-	cg_notify(core, stat, out);	/* the allocator's figures */
+	cg_notify(core, stat, out);	/* the allocator's figures, read only */
 	return 0;
 }
 

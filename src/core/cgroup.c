@@ -125,7 +125,7 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	struct cg_core *core = g_new0(struct cg_core, 1);
 
 	g_assert(nr <= CG_MAX_SUBSYS);
-	g_mutex_init(&core->lock);
+	cg_lock_init(&core->lock);
 	for (unsigned i = 0; i < nr; i++)
 		core->subsys[i] = subsys[i];
 	core->nr_subsys = nr;
@@ -209,12 +209,12 @@ struct cg_root *cg_root_new(struct cg_core *core, const struct cg_face *face,
 		add_files(root, face->dfl ? ss->dfl_files : ss->legacy_files, ss, (int)i);
 	}
 	root->name = g_string_free(name, FALSE);
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	root->top = cgroup_create(root, NULL, "", 0555, &(struct cg_cred){ 0 });
 	if (clone_children)
 		root->top->flags |= CGRP_CPUSET_CLONE_CHILDREN;
 	add_root(core, root);
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return root;
 }
 
@@ -258,15 +258,15 @@ void cg_core_free(struct cg_core *core)
 	g_hash_table_unref(core->tasks);
 	g_hash_table_unref(core->procs);
 	g_ptr_array_unref(core->subscribers);
-	g_mutex_clear(&core->lock);
+	cg_lock_clear(&core->lock);
 	g_free(core);
 }
 
 size_t cg_core_max_write_len(struct cg_core *core)
 {
 	size_t longest = 0;
+	unsigned slot = cg_read_lock(&core->lock);
 
-	g_mutex_lock(&core->lock);
 	for (guint i = 0; i < core->roots->len; i++) {
 		struct cg_root *root = g_ptr_array_index(core->roots, i);
 
@@ -274,7 +274,7 @@ size_t cg_core_max_write_len(struct cg_core *core)
 			longest = MAX(longest, ((struct cg_file *)
 						g_ptr_array_index(root->files, f))->max_write_len);
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return longest;
 }
 
@@ -410,7 +410,7 @@ static int do_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, 
 	struct cgroup *parent, *cgrp;
 	int ret;
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	parent = cgroup_by_id(core, parent_id);
 	ret = parent ? check_new_name(parent, name, check ? cred : &root) : -ENOENT;
 	if (ret == 0)
@@ -423,7 +423,7 @@ static int do_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, 
 		*new_id = cgrp->id;
 		cg_notify(core, mkdir, cgrp);
 	}
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return ret;
 }
 
@@ -465,7 +465,7 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	struct cgroup *parent, *cgrp = NULL;
 	int ret;
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	parent = cgroup_by_id(core, parent_id);
 	ret = may_delete_child(parent, name, cred, &cgrp);
@@ -482,7 +482,7 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 		cg_notify(core, rmdir, parent, name);
 		dir_changed(parent);
 	}
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return ret;
 }
 
@@ -522,7 +522,7 @@ int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
 	struct cgroup *parent, *new_parent, *cgrp = NULL;
 	int ret;
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	parent = cgroup_by_id(core, parent_id);
 	new_parent = cgroup_by_id(core, new_parent_id);
 	ret = may_delete_child(parent, name, cred, &cgrp);
@@ -535,6 +535,6 @@ int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
 		ret = -EPERM;	/* kernfs without a rename operation */
 	if (ret == 0)
 		ret = cgrp ? cgroup_rename(cgrp, new_parent, new_name, cred) : -ENOTDIR;
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return ret;
 }

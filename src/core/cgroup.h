@@ -5,10 +5,13 @@
  * as a table (struct cgroup_subsys) and the filesystem layer serves files from
  * the cftype tables it finds here.
  *
- * Locking: one mutex per core (the kernel's cgroup_mutex) serialises every
- * change and every snapshot. Functions named cg_* take it themselves; those
- * documented "called locked" expect it held, and are for src/core and what
- * it calls (see struct cg_core for the lock order). */
+ * Locking: one reader-writer lock per core (the kernel's cgroup_mutex, made
+ * a struct cg_lock): every change takes its write side, every read that
+ * changes nothing (a control file's content, lookups, attributes, listings)
+ * its read side, side by side with other readers. Functions named cg_*
+ * take it themselves; those documented "called locked" expect it held (the
+ * write side unless they say "read-locked"), and are for src/core and what
+ * it calls (see struct cg_core for what it guards and the lock order). */
 #ifndef CGFUSED_CGROUP_H
 #define CGFUSED_CGROUP_H
 
@@ -19,6 +22,7 @@
 #include <sys/types.h>
 
 #include "core/cftype.h"
+#include "core/core_lock.h"
 #include "core/iattr.h"
 #include "kernel/kfacade.h"
 
@@ -106,7 +110,9 @@ struct cgroup {
 	GQueue csets;			/* struct css_set * whose css here is ours */
 	unsigned flags;
 	int64_t ctime_ns;		/* creation time, CLOCK_REALTIME */
-	uint64_t sampled_ns;		/* boot time of its threads' last sample */
+	/* Boot time of its threads' last sample: readers claim a sample with
+	 * a compare-and-swap (task_sample.c), under the read side. */
+	_Atomic uint64_t sampled_ns;
 	/* Linked css_sets, and children that are populated (the kernel's
 	 * counts, kept by cgroup_update_populated()). */
 	unsigned nr_populated_csets, nr_populated_children;
@@ -121,12 +127,29 @@ struct cgroup {
 
 /* The daemon's whole model. */
 struct cg_core {
-	/* The kernel's cgroup_mutex: guards everything below. Taken only in
-	 * src/core (by the cg_* functions); not recursive. Lock order: an
-	 * open file's lock (src/fs/fs.c) before it; it is the innermost:
-	 * what runs under it (cftype handlers, controller methods, a face's
-	 * hooks, the observer, cg_readdir's callback) takes no other lock. */
-	GMutex lock;
+	/* The kernel's cgroup_mutex, a reader-writer lock (core/core_lock.h).
+	 * Taken only in src/core (by the cg_* functions); not recursive, and
+	 * a reader never takes the write side.
+	 *
+	 * Guards everything below, every struct cgroup, css, css_set and task
+	 * reachable from here, and each controller's state in its css. The
+	 * read side may only read all that: no show function, lookup or
+	 * subscriber's stat callback writes a word of it (two readers must
+	 * not share a written word either: no reference counts or figures
+	 * bumped by a read). The exceptions, atomics made for concurrent
+	 * readers: cgroup->sampled_ns (task_sample.c) and cpuacct's
+	 * prev_stat. Written once before the daemon serves and only read
+	 * since, so also read with no lock: roots, their files, subsys.
+	 *
+	 * Lock order: an open file's lock (src/fs/fs.c) before it; then it is
+	 * the innermost but for a subscriber's own lock (core/notify.h): what
+	 * runs under it (cftype handlers, controller methods, a face's hooks,
+	 * cg_readdir's callback) takes no other. Slow work (system calls,
+	 * /proc reads) is done before taking it where the result can be
+	 * checked after (attach's prepare, task_sample.c); task_catch_up()
+	 * reads the waiting reports under the write side, taken only when
+	 * some wait (cg_catch_up_if_pending()). */
+	struct cg_lock lock;
 	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
 	unsigned nr_subsys;
 	GPtrArray *roots;		/* struct cg_root * */
@@ -234,7 +257,8 @@ char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
 int cg_file_open(struct cg_core *core, uint64_t cgrp_id, unsigned file, int flags,
 		 const struct cg_cred *cred);
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out);
-/* The same, called locked, for a file the cgroup has. */
+/* The same, called read-locked, for a file the cgroup has: show
+ * functions (read_u64, read_s64, seq_show) only read. */
 int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out);
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		      const char *buf, size_t len, const struct cg_cred *cred);

@@ -93,22 +93,20 @@ void cg_root_set_owner(struct cg_root *root, uid_t uid, gid_t gid)
 {
 	struct cgroup *top = root->top;
 
-	g_mutex_lock(&root->core->lock);
+	cg_write_lock(&root->core->lock);
 	top->creator_uid = top->attr.uid = uid;
 	top->creator_gid = top->attr.gid = gid;
 	top->attr.mode = S_IFDIR | (uid == 0 ? 0555 : 0755);
-	g_mutex_unlock(&root->core->lock);
+	cg_write_unlock(&root->core->lock);
 }
 
-/* Takes the core's lock (the caller lets it go) and finds the live cgroup
- * with this directory or file, and its attributes; NULL if none. */
-static struct cgroup *node_lock(struct cg_core *core, uint64_t cgrp_id, unsigned file,
+/* The live cgroup that has this directory or file, and its attributes;
+ * NULL if none. Called locked (either side). */
+static struct cgroup *node_find(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 				struct cg_iattr *attr)
 {
-	struct cgroup *cgrp;
+	struct cgroup *cgrp = node_cgroup(core, cgrp_id, file);
 
-	g_mutex_lock(&core->lock);
-	cgrp = node_cgroup(core, cgrp_id, file);
 	if (cgrp)
 		cgroup_iattr(cgrp, file, attr);
 	return cgrp;
@@ -116,9 +114,10 @@ static struct cgroup *node_lock(struct cg_core *core, uint64_t cgrp_id, unsigned
 
 int cg_get_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file, struct cg_iattr *out)
 {
-	struct cgroup *cgrp = node_lock(core, cgrp_id, file, out);
+	unsigned slot = cg_read_lock(&core->lock);
+	struct cgroup *cgrp = node_find(core, cgrp_id, file, out);
 
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return cgrp ? 0 : -ENOENT;
 }
 
@@ -126,15 +125,17 @@ int cg_set_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		 const struct cg_iattr *attr)
 {
 	struct cg_iattr old;
-	struct cgroup *cgrp = node_lock(core, cgrp_id, file, &old);
+	struct cgroup *cgrp;
 
+	cg_write_lock(&core->lock);
+	cgrp = node_find(core, cgrp_id, file, &old);
 	if (cgrp) {
 		struct cg_iattr *dst = cgroup_iattr_mut(cgrp, file);
 
 		*dst = *attr;
 		dst->mode = (old.mode & S_IFMT) | (attr->mode & 07777);
 	}
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return cgrp ? 0 : -ENOENT;
 }
 
@@ -142,16 +143,19 @@ int cg_setattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 	       const struct cg_setattr *req, const struct cg_cred *cred)
 {
 	struct cg_iattr attr;
-	struct cgroup *cgrp = node_lock(core, cgrp_id, file, &attr);
-	/* Changed on a copy: a refused change makes no file's own copy. */
-	int ret = cgrp ? iattr_setattr(&attr, req, cred) : -ENOENT;
+	struct cgroup *cgrp;
+	int ret;
 
+	cg_write_lock(&core->lock);
+	cgrp = node_find(core, cgrp_id, file, &attr);
+	/* Changed on a copy: a refused change makes no file's own copy. */
+	ret = cgrp ? iattr_setattr(&attr, req, cred) : -ENOENT;
 	if (ret == 0) {
 		*cgroup_iattr_mut(cgrp, file) = attr;
 		if (req->valid & (CG_ATTR_MODE | CG_ATTR_UID | CG_ATTR_GID))
 			cg_notify(core, setattr, cgrp, file);
 	}
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return ret;
 }
 
@@ -159,10 +163,11 @@ int cg_permission(struct cg_core *core, uint64_t cgrp_id, unsigned file, int mas
 		  const struct cg_cred *cred)
 {
 	struct cg_iattr attr;
-	struct cgroup *cgrp = node_lock(core, cgrp_id, file, &attr);
+	unsigned slot = cg_read_lock(&core->lock);
+	struct cgroup *cgrp = node_find(core, cgrp_id, file, &attr);
 	int ret = cgrp ? iattr_permission(&attr, cred, mask) : -ENOENT;
 
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }
 
@@ -172,9 +177,11 @@ int cg_unlink(struct cg_core *core, uint64_t parent_id, const char *name,
 	struct cgroup *parent, *child = NULL;
 	struct cg_iattr victim;
 	unsigned file;
+	unsigned slot;
 	int ret;
 
-	g_mutex_lock(&core->lock);
+	/* Refused whatever the checks say: nothing changes. */
+	slot = cg_read_lock(&core->lock);
 	parent = cgroup_by_id(core, parent_id);
 	if (!parent) {
 		ret = -ENOENT;
@@ -190,6 +197,6 @@ int cg_unlink(struct cg_core *core, uint64_t parent_id, const char *name,
 		if (ret == 0)
 			ret = child ? -EISDIR : -EPERM;
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }

@@ -26,40 +26,43 @@ static void node_of(const struct cgroup *cgrp, unsigned file, struct cg_node *ou
 
 unsigned cg_nr_hierarchies(struct cg_core *core)
 {
+	unsigned slot;
 	unsigned n;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	n = core->roots->len;
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return n;
 }
 
 int cg_hierarchy(struct cg_core *core, unsigned index, const char **name, uint64_t *top_id)
 {
+	unsigned slot;
 	struct cg_root *root;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	root = hierarchy(core, index);
 	if (root && name)
 		*name = root->name;
 	if (root)
 		*top_id = root->top->id;
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return root ? 0 : -ENOENT;
 }
 
 int cg_hierarchy_by_name(struct cg_core *core, const char *name, unsigned *index)
 {
+	unsigned slot;
 	int ret = -ENOENT;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	for (unsigned r = 0; ret && r < core->roots->len; r++) {
 		if (strcmp(hierarchy(core, r)->name, name) == 0) {
 			*index = r;
 			ret = 0;
 		}
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }
 
@@ -73,27 +76,29 @@ static bool has_file(const struct cgroup *cgrp, unsigned file)
 
 int cg_node_get(struct cg_core *core, uint64_t id, unsigned file, struct cg_node *out)
 {
+	unsigned slot;
 	struct cgroup *cgrp;
 	int ret = -ENOENT;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	cgrp = cgroup_by_id(core, id);
 	if (cgrp && has_file(cgrp, file)) {
 		node_of(cgrp, file, out);
 		ret = 0;
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }
 
 int cg_node_lookup(struct cg_core *core, uint64_t dir_id, const char *name,
 		   struct cg_node *out)
 {
+	unsigned slot;
 	struct cgroup *dir, *child;
 	unsigned file;
 	int ret = -ENOENT;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	dir = cgroup_by_id(core, dir_id);
 	if (!dir) {
 		ret = -ENODEV;
@@ -104,36 +109,38 @@ int cg_node_lookup(struct cg_core *core, uint64_t dir_id, const char *name,
 		node_of(dir, file, out);
 		ret = 0;
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }
 
 int cg_node_gone_mode(struct cg_core *core, uint64_t id, unsigned file, unsigned *mode)
 {
+	unsigned slot;
 	struct cg_root *root;
 	int ret = -ENOENT;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	root = cgroup_id_root(core, id);
 	if (root && (file == CG_DIR || file < root->files->len)) {
 		*mode = file == CG_DIR ? 0 : cftype_mode(((const struct cg_file *)
 						   g_ptr_array_index(root->files, file))->cft);
 		ret = 0;
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return ret;
 }
 
 int cg_readdir(struct cg_core *core, uint64_t id, cg_filldir_fn fn, void *data)
 {
+	unsigned slot;
 	struct cgroup *cgrp, *child;
 	GHashTableIter iter;
 	struct cg_ref ref;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	cgrp = cgroup_by_id(core, id);
 	if (!cgrp) {
-		g_mutex_unlock(&core->lock);
+		cg_read_unlock(&core->lock, slot);
 		return -ENOENT;
 	}
 	ref = ref_of(cgrp->parent ? cgrp->parent : cgrp, CG_DIR);
@@ -150,19 +157,20 @@ int cg_readdir(struct cg_core *core, uint64_t id, cg_filldir_fn fn, void *data)
 		ref = ref_of(child, CG_DIR);
 		fn(data, child->name, &ref);
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	return 0;
 }
 
 int cg_path_lookup(struct cg_core *core, unsigned index, const char *path, const char *name,
 		   uint64_t *id, unsigned *file)
 {
+	unsigned slot;
 	char **names = g_strsplit(path, "/", -1);
 	struct cg_root *root;
 	struct cgroup *cgrp;
 	int ret = -ENOENT;
 
-	g_mutex_lock(&core->lock);
+	slot = cg_read_lock(&core->lock);
 	root = hierarchy(core, index);
 	cgrp = root ? root->top : NULL;
 	for (char **n = names; cgrp && *n; n++)
@@ -174,7 +182,7 @@ int cg_path_lookup(struct cg_core *core, unsigned index, const char *path, const
 		*id = cgrp->id;
 		ret = 0;
 	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	g_strfreev(names);
 	return ret;
 }

@@ -8,7 +8,8 @@
  * (kernel/cgroup/cgroup-internal.h is that list for cgroup-v1.c): the
  * functions below, and cgroup_attach() and cgroup_list_tasks() from
  * core/attach.h. A face's files and hooks are called locked, and so are
- * these. */
+ * these, but for a cftype's prepare and cgroup_attach_prepare(), which run
+ * before the lock is taken (core/cftype.h). */
 #ifndef CGFUSED_FACE_H
 #define CGFUSED_FACE_H
 

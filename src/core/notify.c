@@ -13,16 +13,16 @@ void cg_unsubscribe_locked(struct cg_core *core, const struct cg_subscriber *sub
 
 void cg_subscribe(struct cg_core *core, const struct cg_subscriber *sub)
 {
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	cg_subscribe_locked(core, sub);
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 }
 
 void cg_unsubscribe(struct cg_core *core, const struct cg_subscriber *sub)
 {
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	cg_unsubscribe_locked(core, sub);
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 }
 
 int cg_notify_prepare(struct cg_core *core, const struct cg_change *change)

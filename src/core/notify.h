@@ -4,7 +4,10 @@
  *
  * Context. Every callback runs with the core lock (core->lock) held, in the
  * thread that made the change, once the change succeeded and before it is
- * answered (prepare: before it is applied). A callback may read the tree
+ * answered (prepare: before it is applied): its write side, but for stat,
+ * which a read of cgfused.stat calls under the read side, side by side
+ * with other readers (and other stat calls): stat only reads, its own
+ * figures included, and writes nothing shared. A callback may read the tree
  * and the tasks, and must not change them, take the core lock, call any
  * cg_* function (they lock), or subscribe or unsubscribe anyone.
  *
@@ -89,7 +92,9 @@ struct cg_subscriber {
 	 * each ancestor whose state changed too, lowest first (the kernel's
 	 * cgroup_update_populated). */
 	void (*populated)(void *data, struct cgroup *cgrp, bool populated);
-	/* Appends the subscriber's lines to cgfused.stat. */
+	/* Appends the subscriber's lines to cgfused.stat: called under the
+	 * core lock's read side, concurrently with other readers; it must
+	 * change nothing (figures it reads may be a pass old). */
 	void (*stat)(void *data, GString *out);
 };
 

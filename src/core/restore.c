@@ -8,18 +8,18 @@
 
 void cg_restore_begin(struct cg_core *core)
 {
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	core->loading = true;
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 }
 
 void cg_restore_end(struct cg_core *core)
 {
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	task_adopt_orphans(core);
 	core->loading = false;
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 }
 
 int cg_attach_restore(struct cg_core *core, uint64_t cgrp_id, pid_t tid, uint64_t ino,
@@ -28,10 +28,10 @@ int cg_attach_restore(struct cg_core *core, uint64_t cgrp_id, pid_t tid, uint64_
 	struct cgroup *cgrp;
 	int ret;
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	cgrp = cgroup_by_id(core, cgrp_id);
 	ret = cgrp ? cgroup_attach_restore(cgrp, tid, ino, joined_ns) : -ENOENT;
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return ret;
 }

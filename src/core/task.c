@@ -19,27 +19,15 @@ struct css_set *task_css_set(struct cg_core *core, pid_t tid)
 	return t ? t->cset : core->init_css_set;
 }
 
-int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
+struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *ident,
+		      uint64_t proc_ns, const struct task_cputime *charged)
 {
-	struct task *t = task_lookup(core, tid);
-	int ret;
+	struct task *t = g_new0(struct task, 1);
 
-	*created = false;
-	if (t) {
-		*out = t;
-		return 0;
-	}
-	t = g_new0(struct task, 1);
 	t->tid = tid;
-	ret = core->kf->ops->task_open(core->kf, tid, &t->ident);
-	if (ret < 0) {
-		g_free(t);
-		return ret;
-	}
-	/* What it ran until now was in the root, which counts the system. */
-	if (core->kf->ops->process_cputime(core->kf, t->ident.tgid, &t->charged_proc_ns) < 0)
-		t->charged_proc_ns = UINT64_MAX;
-	core->kf->ops->task_cputime(core->kf, t->ident.tgid, tid, &t->charged);
+	t->ident = *ident;
+	t->charged_proc_ns = proc_ns;
+	t->charged = *charged;
 	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
 	get_css_set(core->init_css_set);
 	t->cset = core->init_css_set;
@@ -47,7 +35,41 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 	t->cset_node = t->cset->tasks.tail;
 	g_hash_table_insert(core->tasks, GINT_TO_POINTER(tid), t);
 	task_proc_link(core, t);
-	*out = t;
+	return t;
+}
+
+int task_read_new(struct kfacade *kf, pid_t tid, struct task_ident *ident, uint64_t *proc_ns,
+		  struct task_cputime *now)
+{
+	int ret = kf->ops->task_open(kf, tid, ident);
+
+	if (ret < 0)
+		return ret;
+	/* What it ran until now was in the root, which counts the system. */
+	if (kf->ops->process_cputime(kf, ident->tgid, proc_ns) < 0)
+		*proc_ns = UINT64_MAX;
+	*now = (struct task_cputime){ 0 };
+	kf->ops->task_cputime(kf, ident->tgid, tid, now);
+	return 0;
+}
+
+int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
+{
+	struct task *t = task_lookup(core, tid);
+	struct task_ident ident;
+	struct task_cputime now;
+	uint64_t proc_ns;
+	int ret;
+
+	*created = false;
+	if (t) {
+		*out = t;
+		return 0;
+	}
+	ret = task_read_new(core->kf, tid, &ident, &proc_ns, &now);
+	if (ret < 0)
+		return ret;
+	*out = task_new(core, tid, &ident, proc_ns, &now);
 	*created = true;
 	return 0;
 }

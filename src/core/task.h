@@ -1,6 +1,7 @@
 /* Tasks (threads) the core tracks: those that were ever attached, until they
  * exit. Every other thread of the system is implicitly in init_css_set and
- * has no struct task. All functions are called locked. */
+ * has no struct task. All functions are called locked (the write side)
+ * unless they say otherwise. */
 #ifndef CGFUSED_TASK_H
 #define CGFUSED_TASK_H
 
@@ -25,8 +26,19 @@ struct task {
 struct task *task_lookup(struct cg_core *core, pid_t tid);
 
 /* The tracked task, or a new one in init_css_set for a live thread.
- * -ESRCH/-EINVAL from the facade. *created tells which. */
+ * -ESRCH/-EINVAL from the facade. *created tells which. Its system calls
+ * are task_read_new()'s: attach does them before taking the lock. */
 int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created);
+
+/* Not called locked: opens thread tid's identity and reads what a new
+ * task starts with (its process's CPU time, UINT64_MAX if unknown, and its
+ * own figures): 0 or task_open's -errno. */
+int task_read_new(struct kfacade *kf, pid_t tid, struct task_ident *ident, uint64_t *proc_ns,
+		  struct task_cputime *now);
+/* A new task in init_css_set from what task_read_new() read (the ident is
+ * the task's now); tid must not be tracked. */
+struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *ident,
+		      uint64_t proc_ns, const struct task_cputime *charged);
 
 /* Charges what the thread ran since it was last charged (now: its figures
  * at this moment) to the cgroups of its css_set, through each controller's

@@ -1,8 +1,11 @@
 /* A subtree's threads sampled with the core lock let go over /proc. */
 #include "core/task_sample.h"
 
+#include <stdatomic.h>
+
 #include "core/css_set.h"
 #include "core/task.h"
+#include "core/task_watch.h"
 
 struct sample {
 	pid_t tid;
@@ -39,29 +42,40 @@ static void read_sample(struct kfacade *kf, struct sample *s)
 	s->read = kf->ops->task_cputime(kf, s->ident.tgid, s->tid, &s->now) == 0;
 }
 
+/* Whether this reader samples cgrp now (no sample shared within the last
+ * TASK_SAMPLE_SHARE_NS): called read-locked, so sampled_ns is an atomic. */
+static bool claim_sample(struct cgroup *cgrp, uint64_t now)
+{
+	uint64_t last = atomic_load_explicit(&cgrp->sampled_ns, memory_order_relaxed);
+
+	return now - last >= TASK_SAMPLE_SHARE_NS &&
+	       atomic_compare_exchange_strong_explicit(&cgrp->sampled_ns, &last, now,
+						       memory_order_relaxed, memory_order_relaxed);
+}
+
 void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id)
 {
 	struct kfacade *kf = core->kf;
 	GArray *samples = g_array_new(FALSE, FALSE, sizeof(struct sample));
 	struct cgroup *cgrp;
 	uint64_t now = kf->ops->boottime_ns(kf);
+	unsigned slot;
 
-	g_mutex_lock(&core->lock);
-	task_catch_up(core);
+	cg_catch_up_if_pending(core);
+	slot = cg_read_lock(&core->lock);
 	cgrp = cgroup_by_id(core, cgrp_id);
-	/* A root's figures are the system's: nothing to sample. */
-	if (cgrp && cgrp->parent && now - cgrp->sampled_ns >= TASK_SAMPLE_SHARE_NS) {
-		cgrp->sampled_ns = now;
+	/* A root's figures are the system's: nothing to sample. Of readers
+	 * that come at once, the one that swaps sampled_ns samples. */
+	if (cgrp && cgrp->parent && claim_sample(cgrp, now))
 		css_for_each_descendant_pre(&cgrp->self, copy_cgroup, samples);
-	}
-	g_mutex_unlock(&core->lock);
+	cg_read_unlock(&core->lock, slot);
 	if (!samples->len)
 		goto out;
 
 	for (guint i = 0; i < samples->len; i++)
 		read_sample(kf, &g_array_index(samples, struct sample, i));
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	for (guint i = 0; i < samples->len; i++) {
 		struct sample *s = &g_array_index(samples, struct sample, i);
@@ -74,7 +88,7 @@ void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id)
 		task_charge(core, t, &s->now);
 		t->charged_proc_ns = s->proc_ns;
 	}
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 out:
 	g_array_unref(samples);
 }

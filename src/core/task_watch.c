@@ -28,9 +28,9 @@ static gpointer watch_loop(gpointer data)
 		if (pfd[1].revents)
 			break;
 		if (pfd[0].revents) {
-			g_mutex_lock(&w->core->lock);
+			cg_write_lock(&w->core->lock);
 			task_catch_up(w->core);
-			g_mutex_unlock(&w->core->lock);
+			cg_write_unlock(&w->core->lock);
 		}
 	}
 	return NULL;
@@ -51,6 +51,19 @@ struct task_watch *task_watch_start(struct cg_core *core)
 	}
 	w->thread = g_thread_new("task-watch", watch_loop, w);
 	return w;
+}
+
+void cg_catch_up_if_pending(struct cg_core *core)
+{
+	struct kfacade *kf = core->kf;
+	struct pollfd pfd = { .fd = kf->ops->event_fd(kf), .events = POLLIN };
+
+	/* POLLERR too: reports were lost, which task_catch_up() resyncs. */
+	if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 0)
+		return;
+	cg_write_lock(&core->lock);
+	task_catch_up(core);
+	cg_write_unlock(&core->lock);
 }
 
 void task_watch_stop(struct task_watch *w)

@@ -14,4 +14,11 @@ struct task_watch;
 struct task_watch *task_watch_start(struct cg_core *core);
 void task_watch_stop(struct task_watch *w);
 
+/* Takes in the waiting reports, if some wait, under the write side of the
+ * core lock, and otherwise takes no lock: what a read does before taking
+ * the read side, which must not change the tasks. The check is a poll of
+ * the facade's event_fd with timeout 0; a facade with none (the tests'
+ * fake) is caught up every time. Not called locked. */
+void cg_catch_up_if_pending(struct cg_core *core);
+
 #endif

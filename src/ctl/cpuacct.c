@@ -6,6 +6,7 @@
  * /proc/stat. Per-CPU figures put each sample's time on the CPU the thread
  * last ran on (exact for a thread pinned by its cpuset). */
 #include <errno.h>
+#include <stdatomic.h>
 #include <unistd.h>
 
 #include "core/task.h"
@@ -20,8 +21,10 @@ struct cpuacct {
 	uint64_t *usage;		/* [cpu]: ns on a CPU */
 	uint64_t *stat[CPUACCT_STAT_NSTATS];	/* [cpu]: ns of user, system time */
 	/* cputime_adjust()'s memory: cpuacct.stat never goes backwards, even
-	 * after a reset of cpuacct.usage, as on the kernel. */
-	uint64_t prev_stat[CPUACCT_STAT_NSTATS];
+	 * after a reset of cpuacct.usage, as on the kernel. Raised by readers,
+	 * side by side under the core lock's read side: an atomic maximum,
+	 * written only when a read finds more than any before it. */
+	_Atomic uint64_t prev_stat[CPUACCT_STAT_NSTATS];
 	/* The root: the system's figures when cpuacct.usage was reset. */
 	struct system_cputime *root_base;
 };
@@ -195,6 +198,17 @@ static int usage_all_show(struct css *css, const struct cftype *cft, GString *ou
 	return 0;
 }
 
+/* Raises *prev to v if v is more; returns the maximum. */
+static uint64_t atomic_max(_Atomic uint64_t *prev, uint64_t v)
+{
+	uint64_t old = atomic_load_explicit(prev, memory_order_relaxed);
+
+	while (old < v && !atomic_compare_exchange_weak_explicit(prev, &old, v, memory_order_relaxed,
+								 memory_order_relaxed))
+		;
+	return MAX(old, v);
+}
+
 /* cpuacct.stat: user and system time in USER_HZ, never going backwards. */
 static int stats_show(struct css *css, const struct cftype *cft, GString *out)
 {
@@ -206,9 +220,9 @@ static int stats_show(struct css *css, const struct cftype *cft, GString *out)
 	(void)cft;
 	snapshot(css, s);
 	for (int i = 0; i < CPUACCT_STAT_NSTATS; i++) {
-		ca->prev_stat[i] = MAX(ca->prev_stat[i], sum(s->stat[i], s->nr));
-		g_string_append_printf(out, "%s %" G_GUINT64_FORMAT "\n", names[i],
-				       ca->prev_stat[i] / tick_ns);
+		uint64_t shown = atomic_max(&ca->prev_stat[i], sum(s->stat[i], s->nr));
+
+		g_string_append_printf(out, "%s %" G_GUINT64_FORMAT "\n", names[i], shown / tick_ns);
 	}
 	g_free(s);
 	return 0;

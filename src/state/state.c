@@ -605,17 +605,17 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	}
 	st->generation = load.generation;
 	report_load(st, &load);
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	/* The replayed state becomes the snapshot, from this boot. */
 	if (compact(st) < 0) {
-		g_mutex_unlock(&core->lock);
+		cg_write_unlock(&core->lock);
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write state %s", path);
 		state_free(st);
 		return NULL;
 	}
 	/* Logging starts with the snapshot: no change falls between. */
 	cg_subscribe_locked(core, &st->sub);
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	/* The replay parsed every record before applying them (tens of MiB
 	 * for a long log), all freed now but left resident inside malloc's
 	 * arena: give the whole free pages back. */
@@ -627,10 +627,10 @@ int state_snapshot(struct cg_state *st)
 {
 	int ret;
 
-	g_mutex_lock(&st->core->lock);
+	cg_write_lock(&st->core->lock);
 	task_catch_up(st->core);	/* exited members are not saved */
 	ret = compact(st);
-	g_mutex_unlock(&st->core->lock);
+	cg_write_unlock(&st->core->lock);
 	return ret;
 }
 

@@ -41,27 +41,45 @@ static int procs_seq_show(struct css *css, const struct cftype *cft, GString *ou
 }
 
 /* __cgroup1_procs_write(): one id, surrounding white space allowed; 0 is the
- * writer itself. cgroup_attach() checks that the writer may move it. */
-static int procs_write(struct cg_file_ctx *ctx, char *buf, bool threadgroup)
+ * writer itself. Parsed by the prepare, which reads the threads to move
+ * before the core lock is taken; cgroup_attach() checks that the writer
+ * may move them. */
+static void *procs_prepare(struct cg_core *core, const char *buf, const struct cg_cred *cred,
+			   bool threadgroup)
 {
+	char *copy = g_strdup(buf);
 	int pid;
+	void *prep = NULL;
 
 	/* Overflow is EINVAL here, not ERANGE (measured, and kernel source). */
-	if (kstrtoint(kstrstrip(buf), 0, &pid) < 0 || pid < 0)
-		return -EINVAL;
-	return cgroup_attach(ctx->css->cgroup, pid ? pid : ctx->cred->pid, threadgroup, ctx->cred);
+	if (kstrtoint(kstrstrip(copy), 0, &pid) == 0 && pid >= 0)
+		prep = cgroup_attach_prepare(core, pid ? pid : cred->pid, threadgroup, cred);
+	g_free(copy);
+	return prep;
 }
 
-static int tasks_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+static void *tasks_prepare(struct cg_core *core, const char *buf, const struct cg_cred *cred)
 {
-	(void)nbytes;
-	return procs_write(ctx, buf, false);
+	return procs_prepare(core, buf, cred, false);
 }
 
-static int cgroup_procs_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+static void *cgroup_procs_prepare(struct cg_core *core, const char *buf,
+				  const struct cg_cred *cred)
 {
+	return procs_prepare(core, buf, cred, true);
+}
+
+static void free_prep(void *prep)
+{
+	cgroup_attach_prep_free(prep);
+}
+
+/* No prepare: buf was no id. */
+static int procs_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	(void)buf;
 	(void)nbytes;
-	return procs_write(ctx, buf, true);
+	return ctx->prep ? cgroup_attach(ctx->css->cgroup, ctx->prep, ctx->cred) : -EINVAL;
 }
 
 static uint64_t flag_read(struct css *css, const struct cftype *cft)
@@ -115,12 +133,14 @@ static int sane_behavior_show(struct css *css, const struct cftype *cft, GString
 
 /* In the kernel's order. The flag files name their flag in .private. */
 const struct cftype cgroup1_base_files[] = {
-	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE, .seq_show = procs_seq_show, .write = cgroup_procs_write },
+	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE, .seq_show = procs_seq_show, .write = procs_write,
+	  .prepare = cgroup_procs_prepare, .free_prep = free_prep },
 	{ .name = "cgroup.clone_children", .private = CGRP_CPUSET_CLONE_CHILDREN,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "cgroup.sane_behavior", .flags = CFTYPE_ONLY_ON_ROOT,
 	  .seq_show = sane_behavior_show },
-	{ .name = "tasks", .flags = CFTYPE_NO_STATE, .seq_show = tasks_seq_show, .write = tasks_write },
+	{ .name = "tasks", .flags = CFTYPE_NO_STATE, .seq_show = tasks_seq_show, .write = procs_write,
+	  .prepare = tasks_prepare, .free_prep = free_prep },
 	{ .name = "notify_on_release", .private = CGRP_NOTIFY_ON_RELEASE,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "release_agent", .flags = CFTYPE_ONLY_ON_ROOT,

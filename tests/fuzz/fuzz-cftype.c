@@ -208,9 +208,9 @@ restore:
 	if (is_tasks(f->name)) {
 		unsigned procs = 0;
 
-		g_mutex_lock(&e.core->lock);
+		cg_write_lock(&e.core->lock);
 		CHECK(cgroup_file_by_name(cgroup_by_id(e.core, groups[1]), "cgroup.procs", &procs));
-		g_mutex_unlock(&e.core->lock);
+		cg_write_unlock(&e.core->lock);
 		CHECK(cg_file_write(e.core, groups[1], procs, "200", 3, &cred) == 3);
 	} else {
 		const char *was = g_ptr_array_index(first[g], k);

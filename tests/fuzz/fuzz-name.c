@@ -49,9 +49,9 @@ static bool is_file(const char *name)
 {
 	bool ret;
 
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	ret = cgroup_file_by_name(cgroup_by_id(e.core, parent), name, NULL) != NULL;
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	return ret;
 }
 
@@ -86,9 +86,9 @@ static unsigned nr_children(void)
 {
 	unsigned n;
 
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	n = g_hash_table_size(cgroup_by_id(e.core, parent)->children);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	return n;
 }
 
@@ -97,7 +97,7 @@ static bool exists(const char *name, uint64_t id)
 	struct cgroup *c;
 	bool ok;
 
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	c = cgroup_child(cgroup_by_id(e.core, parent), name);
 	ok = c && c->id == id && !strcmp(c->name, name);
 	if (ok) {
@@ -107,7 +107,7 @@ static bool exists(const char *name, uint64_t id)
 		CHECK(plen > nlen && !strcmp(path + plen - nlen, name) && path[plen - nlen - 1] == '/');
 		g_free(path);
 	}
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	return ok;
 }
 

@@ -479,9 +479,9 @@ static void test_pid_reuse(void)
 	assert_content(&e, a, "tasks", "");
 	assert_content(&e, a, "cgroup.procs", "");
 	g_assert_true(lists(&e, e.top[0], "tasks", 200));
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_null(task_lookup(e.core, 200));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
 
@@ -492,12 +492,12 @@ static void test_pid_reuse(void)
 	wr_ok(&e, b, "tasks", "200");
 	assert_content(&e, a, "tasks", "");
 	assert_content(&e, b, "tasks", "200\n");
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	t = task_lookup(e.core, 200);
 	g_assert_nonnull(t);
 	g_assert_cmpuint(t->ident.ino, ==, fake_kf_ino(e.fk, 200));
 	g_assert_true(css_set_cgroup(t->cset, e.root[0]) == cgroup_by_id(e.core, b));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 1);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 
@@ -555,11 +555,11 @@ static void test_root_attach_untracked(void)
 	g_assert_cmpint(wr(&e, e.top[0], "cgroup.procs", "101"), ==, 3);
 	after = snap(&e);
 	assert_same(&before, &after);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	EXPECT_INT(e.core->init_css_set->refcount, 1, "%s", "init_css_set refcount");
 	EXPECT_INT(g_queue_get_length(&e.core->init_css_set->tasks), 0, "%s",
 		   "tasks in init_css_set");
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	env_teardown(&e);
 }
 
@@ -652,9 +652,9 @@ static void test_rmdir_rules(void)
 
 	/* A leaf with control files goes; then its parent. */
 	g_assert_cmpint(cg_rmdir(e.core, p, "c", &root_cred), ==, 0);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_null(cgroup_by_id(e.core, c));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "p", &root_cred), ==, 0);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "p", &root_cred), ==, -ENOENT);
 
@@ -684,7 +684,7 @@ static void test_rename_rules(void)
 
 	/* A new name in the same parent: same group, same tasks. */
 	g_assert_cmpint(cg_rename(e.core, e.top[0], "a", e.top[0], "a2", &root_cred), ==, 0);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_null(cgroup_child(cgroup_by_id(e.core, e.top[0]), "a"));
 	g_assert_true(cgroup_child(cgroup_by_id(e.core, e.top[0]), "a2") ==
 		      cgroup_by_id(e.core, a));
@@ -694,7 +694,7 @@ static void test_rename_rules(void)
 	path = cgroup_path(cgroup_child(cgroup_by_id(e.core, a), "kid"));
 	g_assert_cmpstr(path, ==, "/a2/kid");
 	g_free(path);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	assert_content(&e, a, "tasks", "200\n");
 	g_assert_cmpint(cg_mkdir(e.core, e.top[0], "a", 0755, &root_cred, &(uint64_t){ 0 }), ==, 0);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
@@ -717,12 +717,12 @@ static void test_rename_rules(void)
 	RENAME("a2", e.top[0], "release_agent", -ENOTDIR);
 #undef RENAME
 	/* None of that changed anything. */
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_true(cgroup_child(cgroup_by_id(e.core, e.top[0]), "a2") ==
 		      cgroup_by_id(e.core, a));
 	g_assert_true(cgroup_child(cgroup_by_id(e.core, e.top[0]), "b") ==
 		      cgroup_by_id(e.core, b));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	env_teardown(&e);
 }
 
@@ -849,10 +849,10 @@ static uint64_t current_r(struct race *r)
 	struct cgroup *cgrp;
 	uint64_t id;
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	cgrp = cgroup_child(cgroup_by_id(core, r->e->top[0]), "r");
 	id = cgrp ? cgrp->id : 0;
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	return id;
 }
 
@@ -929,7 +929,7 @@ static void check_invariants(struct env *e)
 	struct css_set *cset;
 	struct cgroup *cgrp;
 
-	g_mutex_lock(&core->lock);
+	cg_write_lock(&core->lock);
 	g_hash_table_iter_init(&iter, core->tasks);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
 		g_assert_true(g_hash_table_lookup(core->css_sets, t->cset) == t->cset);
@@ -961,7 +961,7 @@ static void check_invariants(struct env *e)
 	/* init_css_set is always there, with or without tasks. */
 	g_hash_table_add(distinct, core->init_css_set);
 	g_assert_cmpuint(g_hash_table_size(core->css_sets), ==, g_hash_table_size(distinct));
-	g_mutex_unlock(&core->lock);
+	cg_write_unlock(&core->lock);
 	g_hash_table_unref(distinct);
 }
 
@@ -1001,10 +1001,10 @@ static void test_race(void)
 	check_invariants(&e);
 	g_assert_cmpuint(nr_tasks(&e), <=, RACE_WORKERS);
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_cmpuint(g_queue_get_length(&e.core->init_css_set->tasks), ==,
 			 g_hash_table_size(e.core->tasks));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	ret = cg_rmdir(e.core, e.top[0], "r", &root_cred);
 	g_assert_true(ret == 0 || ret == -ENOENT);
 	env_teardown(&e);

@@ -491,10 +491,10 @@ static void test_release_agent(void)
 	assert_content(&e, e.top[0], "release_agent", "\n");
 
 	/* Not in a child: no such file, and its index there is ENOENT. */
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_null(cgroup_file_by_name(cgroup_by_id(e.core, c), "release_agent", NULL));
 	g_assert_null(cgroup_file_by_name(cgroup_by_id(e.core, c), "cgroup.sane_behavior", NULL));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	ra = file_index(&e, e.top[0], "release_agent");
 	g_assert_cmpint(cg_file_write(e.core, c, ra, "/bin/x", 6, &writer_cred), ==, -ENOENT);
 	env_teardown(&e);

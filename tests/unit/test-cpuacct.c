@@ -173,9 +173,9 @@ static void test_stale_sample_ignored(void)
 	a = group_with(&e, "A", 100);
 	fake_kf_run(e.fk, 100, 30 * MS, 0, 1);
 	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	task_charge(e.core, task_lookup(e.core, 100), &old);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 30 * MS);
 	assert_content(&e, a, "cpuacct.stat", "user 3\nsystem 0\n");
 	env_teardown(&e);

@@ -41,7 +41,7 @@ static void test_reuse(void)
 	wr_ok(&e, a, "tasks", "200");
 	g_assert_cmpuint(nr_css_sets(&e), ==, 2);
 
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	t1 = task_lookup(e.core, 100);
 	t2 = task_lookup(e.core, 200);
 	g_assert_nonnull(t1);
@@ -52,20 +52,20 @@ static void test_reuse(void)
 	g_assert_cmpuint(g_queue_get_length(&t1->cset->tasks), ==, 2);
 	g_assert_true(css_set_cgroup(t1->cset, e.root[0]) == cgroup_by_id(e.core, a));
 	g_assert_true(g_hash_table_lookup(e.core->css_sets, t1->cset) == t1->cset);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 
 	/* Moving one to b makes a second set; moving the other frees a's. */
 	wr_ok(&e, b, "tasks", "100");
 	g_assert_cmpuint(nr_css_sets(&e), ==, 3);
 	wr_ok(&e, b, "tasks", "200");
 	g_assert_cmpuint(nr_css_sets(&e), ==, 2);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	t1 = task_lookup(e.core, 100);
 	t2 = task_lookup(e.core, 200);
 	g_assert_true(t1->cset == t2->cset);
 	g_assert_true(css_set_cgroup(t1->cset, e.root[0]) == cgroup_by_id(e.core, b));
 	g_assert_true(g_queue_is_empty(&cgroup_by_id(e.core, a)->csets));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 
 	/* Writing a task into the group it is in changes nothing. */
 	wr_ok(&e, b, "tasks", "200");
@@ -96,13 +96,13 @@ static void test_release_move_back(void)
 	g_assert_cmpuint(nr_tasks(&e), ==, 2);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 2);
 
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_true(g_hash_table_lookup(e.core->css_sets, e.core->init_css_set) ==
 		      e.core->init_css_set);
 	/* the core's own and the two tasks' */
 	g_assert_cmpuint(e.core->init_css_set->refcount, ==, 3);
 	g_assert_true(g_queue_is_empty(&cgroup_by_id(e.core, a)->csets));
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	env_teardown(&e);
 }
@@ -134,9 +134,9 @@ static void test_release_exit(void)
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
 	g_assert_cmpuint(fake_kf_pending_exits(e.fk), ==, 0);
 	assert_content(&e, a, "tasks", "");
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	g_assert_cmpuint(e.core->init_css_set->refcount, ==, 1);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	env_teardown(&e);
 }
@@ -230,7 +230,7 @@ static void test_hash_100k(void)
 		ids[i] = mkdir_ok(&e, e.top[0], name);
 	}
 
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	for (unsigned i = 0; i < NR_GROUPS; i++) {
 		struct cgroup *cgrp = cgroup_by_id(e.core, ids[i]);
 		uint64_t sum = 0;
@@ -255,7 +255,7 @@ static void test_hash_100k(void)
 		g_assert_true(again == sets[i]);
 		put_css_set(e.core, again);
 	}
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 
 	distribution(sums, NR_GROUPS, &bad);
 	report("plain sum of css pointers (contrast, not asserted)", &bad, NR_GROUPS);
@@ -263,11 +263,11 @@ static void test_hash_100k(void)
 	report("css_set_hash_subsys", &good, NR_GROUPS);
 	assert_good(&good, NR_GROUPS);
 
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	for (unsigned i = 0; i < NR_GROUPS; i++)
 		put_css_set(e.core, sets[i]);
 	g_assert_cmpuint(g_hash_table_size(e.core->css_sets), ==, 1);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 
 	g_free(sums);
 	g_free(hashes);
@@ -348,9 +348,9 @@ static struct cgroup *task_cgroup(struct env *e, pid_t tid, int r)
 {
 	struct cgroup *cgrp;
 
-	g_mutex_lock(&e->core->lock);
+	cg_write_lock(&e->core->lock);
 	cgrp = css_set_cgroup(task_css_set(e->core, tid), e->root[r]);
-	g_mutex_unlock(&e->core->lock);
+	cg_write_unlock(&e->core->lock);
 	return cgrp;
 }
 
@@ -370,13 +370,13 @@ static void test_two_hierarchies(void)
 	x = mkdir_ok(&e, e.top[0], "x");	/* cpu,cpuacct */
 	y = mkdir_ok(&e, e.top[1], "y");	/* cpuset */
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	/* init_css_set holds both roots' css and is linked to both roots. */
 	g_assert_true(css_set_cgroup(e.core->init_css_set, e.root[0]) == e.root[0]->top);
 	g_assert_true(css_set_cgroup(e.core->init_css_set, e.root[1]) == e.root[1]->top);
 	g_assert_cmpuint(g_queue_get_length(&e.root[0]->top->csets), ==, 1);
 	g_assert_cmpuint(g_queue_get_length(&e.root[1]->top->csets), ==, 1);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 
 	/* One task, one group in each hierarchy: listed in both. */
 	wr_ok(&e, x, "tasks", "100");
@@ -388,7 +388,7 @@ static void test_two_hierarchies(void)
 	g_assert_true(lists(&e, e.top[0], "tasks", 101));
 	g_assert_true(lists(&e, e.top[1], "tasks", 101));
 	g_assert_cmpuint(nr_css_sets(&e), ==, 2);
-	g_mutex_lock(&e.core->lock);
+	cg_write_lock(&e.core->lock);
 	t = task_lookup(e.core, 100);
 	g_assert_nonnull(t);
 	g_assert_true(t->cset->subsys[ctl_index("cpu")] ==
@@ -397,7 +397,7 @@ static void test_two_hierarchies(void)
 		      cgroup_by_id(e.core, x)->subsys[ctl_index("cpuacct")]);
 	g_assert_true(t->cset->subsys[ctl_index("cpuset")] ==
 		      cgroup_by_id(e.core, y)->subsys[ctl_index("cpuset")]);
-	g_mutex_unlock(&e.core->lock);
+	cg_write_unlock(&e.core->lock);
 
 	/* Another thread in x only: a set of its own (x, cpuset root). */
 	wr_ok(&e, x, "tasks", "101");

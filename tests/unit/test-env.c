@@ -74,11 +74,11 @@ unsigned file_index(struct env *e, uint64_t cgrp_id, const char *name)
 	struct cgroup *cgrp;
 	unsigned index = ~0u;
 
-	g_mutex_lock(&e->core->lock);
+	cg_write_lock(&e->core->lock);
 	cgrp = cgroup_by_id(e->core, cgrp_id);
 	g_assert_nonnull(cgrp);
 	g_assert_nonnull(cgroup_file_by_name(cgrp, name, &index));
-	g_mutex_unlock(&e->core->lock);
+	cg_write_unlock(&e->core->lock);
 	return index;
 }
 
@@ -134,9 +134,9 @@ unsigned nr_css_sets(struct env *e)
 {
 	unsigned n;
 
-	g_mutex_lock(&e->core->lock);
+	cg_write_lock(&e->core->lock);
 	n = g_hash_table_size(e->core->css_sets);
-	g_mutex_unlock(&e->core->lock);
+	cg_write_unlock(&e->core->lock);
 	return n;
 }
 
@@ -144,8 +144,8 @@ unsigned nr_tasks(struct env *e)
 {
 	unsigned n;
 
-	g_mutex_lock(&e->core->lock);
+	cg_write_lock(&e->core->lock);
 	n = g_hash_table_size(e->core->tasks);
-	g_mutex_unlock(&e->core->lock);
+	cg_write_unlock(&e->core->lock);
 	return n;
 }

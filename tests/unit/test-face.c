@@ -100,18 +100,18 @@ static void test_mkdir_inherits(void)
 	bool v1_clone, v1_notify, bare_inherited;
 
 	setup(&t);
-	g_mutex_lock(&t.core->lock);
+	cg_write_lock(&t.core->lock);
 	cgroup_set_flag(t.v1->top, CGRP_NOTIFY_ON_RELEASE, true);
 	cgroup_set_flag(t.bare->top, CGRP_NOTIFY_ON_RELEASE, true);
-	g_mutex_unlock(&t.core->lock);
+	cg_write_unlock(&t.core->lock);
 	g_assert_cmpint(cg_mkdir(t.core, t.v1->top->id, "a", 0755, &root_cred, &a), ==, 0);
 	g_assert_cmpint(cg_mkdir(t.core, t.bare->top->id, "b", 0755, &root_cred, &b), ==, 0);
-	g_mutex_lock(&t.core->lock);
+	cg_write_lock(&t.core->lock);
 	v1_clone = cgroup_flag(cgroup_by_id(t.core, a), CGRP_CPUSET_CLONE_CHILDREN);
 	v1_notify = cgroup_flag(cgroup_by_id(t.core, a), CGRP_NOTIFY_ON_RELEASE);
 	bare_inherited = cgroup_flag(cgroup_by_id(t.core, b), CGRP_CPUSET_CLONE_CHILDREN) ||
 		     cgroup_flag(cgroup_by_id(t.core, b), CGRP_NOTIFY_ON_RELEASE);
-	g_mutex_unlock(&t.core->lock);
+	cg_write_unlock(&t.core->lock);
 	g_assert_true(v1_clone);
 	g_assert_true(v1_notify);
 	g_assert_false(bare_inherited);

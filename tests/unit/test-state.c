@@ -94,13 +94,13 @@ static uint64_t group_in(struct st_env *s, unsigned r, const char *path)
 	struct cgroup *cgrp;
 	uint64_t id;
 
-	g_mutex_lock(&s->e.core->lock);
+	cg_write_lock(&s->e.core->lock);
 	cgrp = s->e.root[r]->top;
 	for (char **n = names; cgrp && *n; n++)
 		if (**n)
 			cgrp = cgroup_child(cgrp, *n);
 	id = cgrp ? cgrp->id : 0;
-	g_mutex_unlock(&s->e.core->lock);
+	cg_write_unlock(&s->e.core->lock);
 	g_strfreev(names);
 	return id;
 }
