@@ -147,7 +147,7 @@ while True:
 }
 
 @test "a clean stop leaves a snapshot and an empty log; everything comes back" {
-	local s
+	local s id
 	cg_mount -o "state=$STATE"
 	mkdir "$MNT/g"
 	echo 512 >"$MNT/g/cpu.shares"
@@ -158,7 +158,10 @@ while True:
 	refute cg_is_mounted "$MNT"
 	run wc -l <"$STATE.log"
 	assert_output 1
-	grep -q "^task .* =/g $s " "$STATE"
+	# The member's record names g by the id its mkdir record gave it.
+	id=$(sed -n 's/^mkdir =[^ ]* \([0-9]*\) 0 =g .*/\1/p' "$STATE")
+	[ -n "$id" ]
+	grep -q "^task =[^ ]* $id $s " "$STATE"
 
 	cg_mount -o "state=$STATE"
 	cg_expect_read "$MNT/g/cpu.shares" 512
@@ -221,7 +224,7 @@ EOF
 	CG_MOUNTS+=("$MNT")
 	cg_wait_mounted "$MNT" "$CG_PID"
 	mkdir "$MNT/a"
-	grep -q "^mkdir .* =/a " "$DEFAULT_STATE.log"
+	grep -q "^mkdir =[^ ]* [0-9]* 0 =a " "$DEFAULT_STATE.log"
 	run stat -c %a /var/lib/cgfused
 	assert_output 700
 }

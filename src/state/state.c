@@ -128,35 +128,39 @@ char *state_default_path(const char *mountpoint)
 
 /* Records of the core's objects. */
 
-/* A group is named by its hierarchy and its path: " =root =path". */
-static void rec_group_name(GString *out, const struct cgroup *cgrp)
+/* A group is named by its hierarchy and its id, 0 for the hierarchy's
+ * root: " =root id". Ids are the daemon's own; a snapshot and its log
+ * share them, and replay maps them to the new daemon's. */
+static void rec_group_id(GString *out, const struct cgroup *cgrp)
 {
-	char *path = cgroup_path(cgrp);
-
 	rec_str(out, cgrp->root->name);
-	rec_str(out, path);
-	g_free(path);
+	rec_num(out, cgrp->parent ? cgrp->id : 0);
 }
 
 static void rec_group(GString *out, const char *type, const struct cgroup *cgrp)
 {
 	rec_begin(out, type);
-	rec_group_name(out, cgrp);
+	rec_group_id(out, cgrp);
 }
 
-/* The same with the group's name made already (by rec_group_name(), in
- * moves, where many records name one group). */
+/* The same with the group's name made already (in moves, where many
+ * records name one group). */
 static void rec_group_esc(GString *out, const char *type, const GString *group)
 {
 	rec_begin(out, type);
 	g_string_append_len(out, group->str, group->len);
 }
 
+/* The new group's id, then its parent and its own name: the records'
+ * size grows with the number of groups and their names' bytes, not
+ * with their depth. */
 static void rec_mkdir(GString *out, const struct cgroup *cgrp)
 {
 	gsize start = out->len;
 
 	rec_group(out, "mkdir", cgrp);
+	rec_num(out, cgrp->parent->parent ? cgrp->parent->id : 0);
+	rec_str(out, cgrp->name);
 	rec_num(out, cgrp->attr.mode & 07777);
 	rec_num(out, cgrp->creator_uid);
 	rec_num(out, cgrp->creator_gid);
@@ -206,6 +210,7 @@ static void rec_task(GString *out, const struct task *t, const GString *group)
 }
 
 /* Snapshots. */
+
 
 static bool file_is_setting(const struct cgroup *cgrp, const struct cg_file *f)
 {
@@ -262,7 +267,7 @@ static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
 
 			if (cgrp && cgrp->parent) {
 				g_string_truncate(group, 0);
-				rec_group_name(group, cgrp);
+				rec_group_id(group, cgrp);
 				rec_task(out, t, group);
 				++*nr;
 			}
@@ -394,24 +399,19 @@ static void on_mkdir(void *data, struct cgroup *cgrp)
 static void on_rmdir(void *data, struct cgroup *parent, const char *name)
 {
 	struct cg_state *st = data;
-	char *dir = cgroup_path(parent);
-	char *path = g_build_path("/", dir, name, NULL);
 
 	g_string_truncate(st->buf, 0);
-	rec_begin(st->buf, "rmdir");
-	rec_str(st->buf, parent->root->name);
-	rec_str(st->buf, path);
+	rec_group(st->buf, "rmdir", parent);
+	rec_str(st->buf, name);
 	rec_end(st->buf, 0);
 	append(st, st->buf, 1);
-	g_free(path);
-	g_free(dir);
 }
 
 static void on_rename(void *data, struct cgroup *cgrp, const char *old_name)
 {
 	struct cg_state *st = data;
 
-	/* The group by its parent's path, its old name and its new one. */
+	/* The group by its parent, its old name and its new one. */
 	g_string_truncate(st->buf, 0);
 	rec_group(st->buf, "rename", cgrp->parent);
 	rec_str(st->buf, old_name);
@@ -454,7 +454,7 @@ static void log_moves(struct cg_state *st, struct task *const *tasks, unsigned n
 			continue;
 		/* The root group too: it undoes an older record. */
 		g_string_truncate(st->group, 0);
-		rec_group_name(st->group, css_set_cgroup(tasks[0]->cset, rt));
+		rec_group_id(st->group, css_set_cgroup(tasks[0]->cset, rt));
 		for (unsigned i = 0; i < n; i++, nr++)
 			rec_task(st->buf, tasks[i], st->group);
 	}

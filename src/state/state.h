@@ -17,7 +17,7 @@
 #include "core/cgroup.h"
 
 #define STATE_DIR "/var/lib/cgfused"
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 #define STATE_SNAPSHOT_MAGIC "cgfused-state"
 #define STATE_LOG_MAGIC "cgfused-log"
 /* Compaction: the log has this many records and 4x the snapshot's. */

@@ -355,7 +355,7 @@ static void test_torn_and_garbled(void)
 	mkdir_ok(&s.e, s.e.top[0], "b");
 	mkdir_ok(&s.e, s.e.top[0], "c");
 	st_crash(&s);
-	append_text(s.log_path, "mkdir =cpu,cpuacct,cpuset =/d 493 0");
+	append_text(s.log_path, "mkdir =cpu,cpuacct,cpuset 99 0 =d 493 0");
 
 	env_setup(&fresh);
 	g_assert_cmpint(state_replay(fresh.core, s.path, BOOT, &load), ==, 0);
@@ -367,13 +367,13 @@ static void test_torn_and_garbled(void)
 	g_assert_cmpuint(group(&s, "/c"), !=, 0);
 	g_assert_cmpuint(group(&s, "/d"), ==, 0);
 
-	/* "mkdir ... =/b" with one byte changed: b and all after it are lost. */
+	/* "mkdir ... =y" with one byte changed: y and all after it are lost. */
 	mkdir_ok(&s.e, s.e.top[0], "x");
 	mkdir_ok(&s.e, s.e.top[0], "y");
 	mkdir_ok(&s.e, s.e.top[0], "z");
 	st_crash(&s);
 	g_assert_true(g_file_get_contents(s.log_path, &data, NULL, NULL));
-	bad = strstr(data, "=/y ");
+	bad = strstr(data, " =y ");
 	g_assert_nonnull(bad);
 	bad[2] = 'Y';
 	g_assert_true(g_file_set_contents(s.log_path, data, -1, NULL));
