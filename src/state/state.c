@@ -29,6 +29,7 @@ struct cg_state {
 	bool write_failed;		/* said once */
 	GString *buf, *group;		/* the hooks' records, reused (locked) */
 	gint dirty;			/* the log changed since the last sync */
+	gint grow;			/* the log's room is to be grown */
 	GThread *sync_thread;
 	GMutex sync_lock;
 	GCond sync_cond;
@@ -368,8 +369,22 @@ static int compact(struct cg_state *st)
 	return ret;
 }
 
-/* Called locked: one write(2) of whole records, before the change is
- * answered; durable within a second (the sync thread). */
+/* Wakes the sync thread to allocate the log's next chunk ahead. */
+static void kick_growth(struct cg_state *st)
+{
+	if (g_atomic_int_get(&st->grow) || !state_log_wants_growth(&st->log))
+		return;
+	g_mutex_lock(&st->sync_lock);
+	g_atomic_int_set(&st->grow, 1);
+	g_cond_signal(&st->sync_cond);
+	g_mutex_unlock(&st->sync_lock);
+}
+
+/* Called locked: whole records copied into the mapped log, before the
+ * change is answered; durable within a second (the sync thread). A
+ * change that could be refused was (prepare) if its record would not
+ * fit; one that could not be (rmdir, rename, chmod, a fork) uses the
+ * room kept for it, or is lost when there is none, with a warning. */
 static void append(struct cg_state *st, GString *recs, unsigned nr)
 {
 	int ret = state_log_append(&st->log, recs->str, recs->len);
@@ -377,12 +392,48 @@ static void append(struct cg_state *st, GString *recs, unsigned nr)
 	if (ret && !st->write_failed)
 		g_warning("state: cannot append to %s: %s", st->log_path, g_strerror(-ret));
 	st->write_failed = ret != 0;
+	if (ret)
+		return;
 	g_atomic_int_set(&st->dirty, 1);
 	st->log_records += nr;
-	/* A failed write may have left half a record, which would hide every
-	 * later one: a snapshot (which has the change) starts a new log. */
-	if (ret || st->log_records >= st->compact_at)
+	kick_growth(st);
+	if (st->log_records >= st->compact_at)
 		compact(st);
+}
+
+/* The longest a record of a group can be, but for its strings: its type,
+ * hierarchy (escaped), five numbers and its checksum. */
+static size_t rec_max(const struct cgroup *cgrp)
+{
+	return 128 + 3 * strlen(cgrp->root->name);
+}
+
+/* The veto: a change is made only if its record fits in the log's
+ * allocated room, keeping STATE_LOG_KEEP for the records no change can
+ * refuse; else it is refused as a write to a full disk is (ENOSPC). */
+static int on_prepare(void *data, const struct cg_change *change)
+{
+	struct cg_state *st = data;
+	size_t need = rec_max(change->cgrp);
+
+	switch (change->kind) {
+	case CG_CHANGE_MKDIR:
+		need += 3 * strlen(change->name);
+		break;
+	case CG_CHANGE_WRITE: {
+		const struct cg_file *f = g_ptr_array_index(change->cgrp->root->files,
+							    change->file);
+
+		if (f->cft->flags & CFTYPE_NO_STATE)
+			return 0;	/* not recorded */
+		need += 3 * (strlen(f->name) + change->len);
+		break;
+	}
+	case CG_CHANGE_ATTACH:
+		need *= MAX(change->nr_tasks, 1);
+		break;
+	}
+	return state_log_room(&st->log, need + STATE_LOG_KEEP);
 }
 
 /* The subscriber hooks (core/notify.h). */
@@ -483,8 +534,13 @@ static gpointer sync_main(gpointer data)
 	while (!st->stop) {
 		gint64 until = g_get_monotonic_time() + G_TIME_SPAN_SECOND;
 
-		while (!st->stop && g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
+		while (!st->stop && !g_atomic_int_get(&st->grow) &&
+		       g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
 			;
+		/* Ahead of the records: the hooks only copy into what is
+		 * allocated. A full disk is tried again each second. */
+		g_atomic_int_set(&st->grow, 0);
+		state_log_reserve(&st->log);
 		if (g_atomic_int_compare_and_exchange(&st->dirty, 1, 0))
 			fdatasync(st->log.fd);
 	}
@@ -559,7 +615,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	g_mutex_init(&st->sync_lock);
 	g_cond_init(&st->sync_cond);
 	st->sub = (struct cg_subscriber){
-		.data = st, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
+		.data = st, .prepare = on_prepare, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
 		.write = on_write, .setattr = on_setattr, .attach = on_attach, .fork = on_fork,
 	};
 	if (lock_log(st, err) < 0) {

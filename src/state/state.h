@@ -23,6 +23,9 @@
 /* Compaction: the log has this many records and 4x the snapshot's. */
 #define STATE_COMPACT_MIN 4096
 #define STATE_COMPACT_RATIO 4
+/* Log room kept for records of changes that cannot be refused (rmdir,
+ * rename, chmod, chown, forks): the others get ENOSPC first. */
+#define STATE_LOG_KEEP (16u << 10)
 
 struct cg_state;
 
