@@ -35,6 +35,7 @@ struct cgfused_config {
 	int default_permissions;
 	char *mountpoint;	/* the first non-option argument */
 	char *state;		/* state file, "none", or NULL for the default */
+	unsigned max_depth, max_descendants;	/* for every group (core->max_*) */
 	int help;
 };
 
@@ -45,6 +46,8 @@ static const struct fuse_opt cgfused_opts[] = {
 	{ "nodefault_permissions", offsetof(struct cgfused_config, default_permissions), 0 },
 	{ "state=%s", offsetof(struct cgfused_config, state), 0 },
 	{ "--state=%s", offsetof(struct cgfused_config, state), 0 },
+	{ "max_depth=%u", offsetof(struct cgfused_config, max_depth), 0 },
+	{ "max_descendants=%u", offsetof(struct cgfused_config, max_descendants), 0 },
 	FUSE_OPT_END
 };
 
@@ -108,8 +111,12 @@ static void usage(const char *prog)
 	       "    -o nodefault_permissions  only cgfused checks them\n"
 	       "    -o state=FILE, --state=FILE  keep groups, settings and members in FILE\n"
 	       "                           and FILE.log (default %s/MOUNT-PATH.state;\n"
-	       "                           none: keep nothing)\n\n",
-	       prog, DEFAULT_CONTROLLERS, STATE_DIR);
+	       "                           none: keep nothing)\n"
+	       "    -o max_depth=N         no group deeper than N below a hierarchy's root\n"
+	       "                           (default %u; mkdir past it: EAGAIN)\n"
+	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
+	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CG_MAX_DEPTH_DEFAULT,
+	       CG_MAX_DESCENDANTS_DEFAULT);
 }
 
 /* "cpu,cpuacct:cpuset" -> one bit mask of controllers per hierarchy. */
@@ -203,7 +210,9 @@ int main(int argc, char *argv[])
 {
 	struct fuse_args args = FUSE_ARGS_INIT(argc, argv);
 	struct cgfused_config conf = { .clone_children = 1, .default_permissions = 1,
-				       .controllers = g_string_new(NULL) };
+				       .controllers = g_string_new(NULL),
+				       .max_depth = CG_MAX_DEPTH_DEFAULT,
+				       .max_descendants = CG_MAX_DESCENDANTS_DEFAULT };
 	struct fuse_cmdline_opts opts = { 0 };
 	struct fuse_session *se = NULL;
 	struct kfacade *kf = NULL;
@@ -262,6 +271,8 @@ int main(int argc, char *argv[])
 	while (cgfused_controllers[nr])
 		nr++;
 	core = cg_core_new(cgfused_controllers, nr, kf);
+	core->max_depth = conf.max_depth;
+	core->max_descendants = conf.max_descendants;
 	for (guint i = 0; i < masks->len; i++) {
 		struct cg_root *root = cg_root_new(core, &cgroup1_face,
 						   g_array_index(masks, unsigned, i),

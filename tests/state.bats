@@ -10,10 +10,15 @@ setup() {
 	cg_setup
 	STATE=$CG_TMP/s.state
 	DEFAULT_STATE=
+	SMALL=
 }
 
 teardown() {
 	cg_teardown
+	if [[ -n $SMALL ]]; then
+		umount "$SMALL" || umount -l "$SMALL"
+		rmdir "$SMALL"
+	fi
 	# The one test that uses the machine's default place cleans it up.
 	if [[ -n $DEFAULT_STATE ]]; then
 		rm -f "$DEFAULT_STATE" "$DEFAULT_STATE.log"
@@ -177,7 +182,7 @@ while True:
 }
 
 @test "a clean stop leaves a snapshot and an empty log; everything comes back" {
-	local s
+	local s id
 	cg_mount -o "state=$STATE"
 	mkdir "$MNT/g"
 	echo 512 >"$MNT/g/cpu.shares"
@@ -188,7 +193,10 @@ while True:
 	refute cg_is_mounted "$MNT"
 	run wc -l <"$STATE.log"
 	assert_output 1
-	grep -q "^task .* =/g $s " "$STATE"
+	# The member's record names g by the id its mkdir record gave it.
+	id=$(sed -n 's/^mkdir =[^ ]* \([0-9]*\) 0 =g .*/\1/p' "$STATE")
+	[ -n "$id" ]
+	grep -q "^task =[^ ]* $id $s " "$STATE"
 
 	cg_mount -o "state=$STATE"
 	cg_expect_read "$MNT/g/cpu.shares" 512
@@ -252,7 +260,7 @@ EOF
 	CG_MOUNTS+=("$MNT")
 	cg_wait_mounted "$MNT" "$CG_PID"
 	mkdir "$MNT/a"
-	grep -q "^mkdir .* =/a " "$DEFAULT_STATE.log"
+	grep -q "^mkdir =[^ ]* [0-9]* 0 =a " "$DEFAULT_STATE.log"
 	run stat -c %a /var/lib/cgfused
 	assert_output 700
 }
@@ -271,7 +279,7 @@ EOF
 }
 
 @test "a FILE.log another user made, or one others may write, is refused: nothing in it is replayed" {
-	records "cgfused-log 1 0" "write =cpuset,cpu,cpuacct =/ =release_agent =$CG_TMP/evil" \
+	records "cgfused-log 2 0" "write =cpuset,cpu,cpuacct 0 =release_agent =$CG_TMP/evil" \
 		>"$STATE.log"
 	chmod 0600 "$STATE.log"
 	cp "$STATE.log" "$CG_TMP/log.orig"
@@ -319,7 +327,7 @@ EOF
 	chmod 1777 "$p"
 	cg_mount -o "state=$CG_TMP/link/s.state"
 	mkdir "$MNT/a"
-	grep -q "^mkdir .* =/a " "$d/s.state.log"
+	grep -q "^mkdir =[^ ]* [0-9]* 0 =a " "$d/s.state.log"
 }
 
 @test "a FILE or FILE.log that does not start with cgfused's header is refused and left byte for byte" {
@@ -394,4 +402,109 @@ EOF
 	[ "${#stderr_lines[@]}" -eq 1 ]
 	[[ $stderr == *"state file $MNT/g/x.state is in the cgfused mount $MNT"* ]]
 	refute cg_is_mounted "$m2"
+}
+
+# small_fs SIZE: a tmpfs of SIZE on $SMALL, for the state (outside
+# $CG_TMP, which cg_teardown removes while it is still mounted).
+small_fs() {
+	SMALL=$(mktemp -d /tmp/cgfused-small.XXXXXX)
+	mount -t tmpfs -o "size=$1,mode=0700" cgfused-test "$SMALL"
+	STATE=$SMALL/s.state
+}
+
+@test "the state grows with the groups and their names' bytes, not their depth" {
+	local name i n=100 size names
+	name=$(printf 'n%.0s' {1..200})
+	cg_mount -o "state=$STATE,max_depth=$n"
+	(
+		cd "$MNT"
+		for ((i = 0; i < n; i++)); do
+			mkdir "$name" && cd "$name" || exit 1
+		done
+	)
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	# Names: n * 200 bytes; paths would have been n^2 / 2 * 200 (1 MB) in
+	# each of a group's records.
+	size=$(stat -c %s "$STATE")
+	names=$((n * 200))
+	echo "state: $size bytes for $names bytes of names" >&2
+	[ "$size" -lt $((2 * names + 2000 * n)) ]
+
+	cg_mount -o "state=$STATE,max_depth=$n"
+	[ -d "$MNT/$name/$name/$name" ]
+	(
+		cd "$MNT"
+		for ((i = 0; i < n - 1; i++)); do
+			cd "$name" || exit 1
+		done
+		[ -d "$name" ] && [ ! -e "$name/$name" ]
+	)
+}
+
+@test "mkdir past max_depth or max_descendants is EAGAIN" {
+	cg_mount -o "state=$STATE,max_depth=3,max_descendants=5"
+	mkdir -p "$MNT/a/b/c"
+	run mkdir "$MNT/a/b/c/d"
+	assert_failure
+	assert_output --partial "Resource temporarily unavailable"
+	mkdir "$MNT/x" "$MNT/y"
+	run mkdir "$MNT/z"
+	assert_failure
+	assert_output --partial "Resource temporarily unavailable"
+	rmdir "$MNT/y"
+	mkdir "$MNT/z"
+	[ ! -e "$MNT/y" ]
+}
+
+@test "on a full disk a change is refused (ENOSPC); every change answered survives kill -9" {
+	local i long agent= shares=1024 made=() refused=0
+	small_fs 512k
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/g"
+	# What the state did not take: the disk is full from now on.
+	dd if=/dev/zero of="$SMALL/fill" bs=4k >/dev/null 2>&1 || true
+	# Long release agents (3 KiB records) use the log's room up quickly.
+	long=$(printf 'a%.0s' {1..3000})
+	for ((i = 0; i < 200 && refused == 0; i++)); do
+		if echo "/$i/$long" >"$MNT/release_agent" 2>"$CG_TMP/err"; then
+			agent=/$i/$long
+		else
+			grep -q "No space left on device" "$CG_TMP/err"
+			refused=1
+		fi
+	done
+	echo "$i release agents written" >&2
+	[ "$refused" -eq 1 ]
+	[ -n "$agent" ]
+	# Short records may still fit in the room left; then they are refused.
+	for ((i = 0; i < 400; i++)); do
+		echo $((i + 2)) >"$MNT/g/cpu.shares" 2>/dev/null && shares=$((i + 2))
+		mkdir "$MNT/n$i" 2>"$CG_TMP/err" && made+=("n$i")
+	done
+	grep -q "No space left on device" "$CG_TMP/err"
+	echo "${#made[@]} groups made" >&2
+	[ "${#made[@]}" -lt 400 ]
+	run ls "$MNT"
+	assert_output --partial g
+	crash
+	rm "$SMALL/fill"
+
+	cg_mount -o "state=$STATE"
+	cg_expect_read "$MNT/release_agent" "$agent"
+	cg_expect_read "$MNT/g/cpu.shares" "$shares"
+	cg_expect_done
+	run bash -c "cd '$MNT' && ls -d n[0-9]* 2>/dev/null | sort"
+	assert_output "$(printf '%s\n' "${made[@]}" | sort)"
+}
+
+@test "a state on a 256 KiB file system starts and keeps what it is told" {
+	small_fs 256k
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/a"
+	echo 300 >"$MNT/a/cpu.shares"
+	crash
+	cg_mount -o "state=$STATE"
+	cg_expect_read "$MNT/a/cpu.shares" 300
+	cg_expect_done
 }

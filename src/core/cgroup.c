@@ -136,6 +136,8 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->procs = task_proc_table_new();
 	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
+	core->max_depth = CG_MAX_DEPTH_DEFAULT;
+	core->max_descendants = CG_MAX_DESCENDANTS_DEFAULT;
 	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
 	return core;
 }
@@ -396,6 +398,20 @@ static int check_new_name(struct cgroup *parent, const char *name, const struct 
 	return 0;
 }
 
+/* cgroup_check_hierarchy_limits(): one limit for every group, so the
+ * hierarchy's count of groups below its top bounds every subtree's. */
+static int check_limits(const struct cgroup *parent)
+{
+	unsigned depth = 1;
+
+	for (const struct cgroup *c = parent; c->parent; c = c->parent)
+		depth++;
+	if (depth > parent->root->core->max_depth ||
+	    parent->root->nr_cgroups - 1 >= parent->root->core->max_descendants)
+		return -EAGAIN;
+	return 0;
+}
+
 /* kernfs dates a directory's change only once it has kernfs_iattrs. */
 static void dir_changed(struct cgroup *dir)
 {
@@ -413,6 +429,8 @@ static int do_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, 
 	cg_write_lock(&core->lock);
 	parent = cgroup_by_id(core, parent_id);
 	ret = parent ? check_new_name(parent, name, check ? cred : &root) : -ENOENT;
+	if (ret == 0)
+		ret = check_limits(parent);
 	if (ret == 0)
 		ret = cg_notify_prepare(core, &(struct cg_change){
 			.kind = CG_CHANGE_MKDIR, .cgrp = parent, .name = name });

@@ -163,7 +163,15 @@ struct cg_core {
 	struct kfacade *kf;
 	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */
 	bool loading;			/* a saved state is being replayed */
+	/* v2's cgroup.max.depth and cgroup.max.descendants, for every group
+	 * (so the top's count bounds all): mkdir past them is EAGAIN. */
+	unsigned max_depth, max_descendants;
 };
+
+/* What cg_core_new() sets: generous, but finite (the state on disk and
+ * the daemon's memory grow with the groups a user may make). */
+#define CG_MAX_DEPTH_DEFAULT 64
+#define CG_MAX_DESCENDANTS_DEFAULT 1000000
 
 /* Creating the model. A hierarchy binds the controllers named in subsys_mask
  * (bits index the array given to cg_core_new) and shows them through face

@@ -31,6 +31,7 @@ struct cg_state {
 	bool write_failed;		/* said once */
 	GString *buf, *group;		/* the hooks' records, reused (locked) */
 	gint dirty;			/* the log changed since the last sync */
+	gint grow;			/* the log's room is to be grown */
 	GThread *sync_thread;
 	GMutex sync_lock;
 	GCond sync_cond;
@@ -130,35 +131,39 @@ char *state_default_path(const char *mountpoint)
 
 /* Records of the core's objects. */
 
-/* A group is named by its hierarchy and its path: " =root =path". */
-static void rec_group_name(GString *out, const struct cgroup *cgrp)
+/* A group is named by its hierarchy and its id, 0 for the hierarchy's
+ * root: " =root id". Ids are the daemon's own; a snapshot and its log
+ * share them, and replay maps them to the new daemon's. */
+static void rec_group_id(GString *out, const struct cgroup *cgrp)
 {
-	char *path = cgroup_path(cgrp);
-
 	rec_str(out, cgrp->root->name);
-	rec_str(out, path);
-	g_free(path);
+	rec_num(out, cgrp->parent ? cgrp->id : 0);
 }
 
 static void rec_group(GString *out, const char *type, const struct cgroup *cgrp)
 {
 	rec_begin(out, type);
-	rec_group_name(out, cgrp);
+	rec_group_id(out, cgrp);
 }
 
-/* The same with the group's name made already (by rec_group_name(), in
- * moves, where many records name one group). */
+/* The same with the group's name made already (in moves, where many
+ * records name one group). */
 static void rec_group_esc(GString *out, const char *type, const GString *group)
 {
 	rec_begin(out, type);
 	g_string_append_len(out, group->str, group->len);
 }
 
+/* The new group's id, then its parent and its own name: the records'
+ * size grows with the number of groups and their names' bytes, not
+ * with their depth. */
 static void rec_mkdir(GString *out, const struct cgroup *cgrp)
 {
 	gsize start = out->len;
 
 	rec_group(out, "mkdir", cgrp);
+	rec_num(out, cgrp->parent->parent ? cgrp->parent->id : 0);
+	rec_str(out, cgrp->name);
 	rec_num(out, cgrp->attr.mode & 07777);
 	rec_num(out, cgrp->creator_uid);
 	rec_num(out, cgrp->creator_gid);
@@ -208,6 +213,7 @@ static void rec_task(GString *out, const struct task *t, const GString *group)
 }
 
 /* Snapshots. */
+
 
 static bool file_is_setting(const struct cgroup *cgrp, const struct cg_file *f)
 {
@@ -264,7 +270,7 @@ static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
 
 			if (cgrp && cgrp->parent) {
 				g_string_truncate(group, 0);
-				rec_group_name(group, cgrp);
+				rec_group_id(group, cgrp);
 				rec_task(out, t, group);
 				++*nr;
 			}
@@ -349,8 +355,22 @@ static int compact(struct cg_state *st)
 	return ret;
 }
 
-/* Called locked: one write(2) of whole records, before the change is
- * answered; durable within a second (the sync thread). */
+/* Wakes the sync thread to allocate the log's next chunk ahead. */
+static void kick_growth(struct cg_state *st)
+{
+	if (g_atomic_int_get(&st->grow) || !state_log_wants_growth(&st->log))
+		return;
+	g_mutex_lock(&st->sync_lock);
+	g_atomic_int_set(&st->grow, 1);
+	g_cond_signal(&st->sync_cond);
+	g_mutex_unlock(&st->sync_lock);
+}
+
+/* Called locked: whole records copied into the mapped log, before the
+ * change is answered; durable within a second (the sync thread). A
+ * change that could be refused was (prepare) if its record would not
+ * fit; one that could not be (rmdir, rename, chmod, a fork) uses the
+ * room kept for it, or is lost when there is none, with a warning. */
 static void append(struct cg_state *st, GString *recs, unsigned nr)
 {
 	int ret = state_log_append(&st->log, recs->str, recs->len);
@@ -358,12 +378,48 @@ static void append(struct cg_state *st, GString *recs, unsigned nr)
 	if (ret && !st->write_failed)
 		g_warning("state: cannot append to %s: %s", st->log_path, g_strerror(-ret));
 	st->write_failed = ret != 0;
+	if (ret)
+		return;
 	g_atomic_int_set(&st->dirty, 1);
 	st->log_records += nr;
-	/* A failed write may have left half a record, which would hide every
-	 * later one: a snapshot (which has the change) starts a new log. */
-	if (ret || st->log_records >= st->compact_at)
+	kick_growth(st);
+	if (st->log_records >= st->compact_at)
 		compact(st);
+}
+
+/* The longest a record of a group can be, but for its strings: its type,
+ * hierarchy (escaped), five numbers and its checksum. */
+static size_t rec_max(const struct cgroup *cgrp)
+{
+	return 128 + 3 * strlen(cgrp->root->name);
+}
+
+/* The veto: a change is made only if its record fits in the log's
+ * allocated room, keeping STATE_LOG_KEEP for the records no change can
+ * refuse; else it is refused as a write to a full disk is (ENOSPC). */
+static int on_prepare(void *data, const struct cg_change *change)
+{
+	struct cg_state *st = data;
+	size_t need = rec_max(change->cgrp);
+
+	switch (change->kind) {
+	case CG_CHANGE_MKDIR:
+		need += 3 * strlen(change->name);
+		break;
+	case CG_CHANGE_WRITE: {
+		const struct cg_file *f = g_ptr_array_index(change->cgrp->root->files,
+							    change->file);
+
+		if (f->cft->flags & CFTYPE_NO_STATE)
+			return 0;	/* not recorded */
+		need += 3 * (strlen(f->name) + change->len);
+		break;
+	}
+	case CG_CHANGE_ATTACH:
+		need *= MAX(change->nr_tasks, 1);
+		break;
+	}
+	return state_log_room(&st->log, need + STATE_LOG_KEEP);
 }
 
 /* The subscriber hooks (core/notify.h). */
@@ -380,24 +436,19 @@ static void on_mkdir(void *data, struct cgroup *cgrp)
 static void on_rmdir(void *data, struct cgroup *parent, const char *name)
 {
 	struct cg_state *st = data;
-	char *dir = cgroup_path(parent);
-	char *path = g_build_path("/", dir, name, NULL);
 
 	g_string_truncate(st->buf, 0);
-	rec_begin(st->buf, "rmdir");
-	rec_str(st->buf, parent->root->name);
-	rec_str(st->buf, path);
+	rec_group(st->buf, "rmdir", parent);
+	rec_str(st->buf, name);
 	rec_end(st->buf, 0);
 	append(st, st->buf, 1);
-	g_free(path);
-	g_free(dir);
 }
 
 static void on_rename(void *data, struct cgroup *cgrp, const char *old_name)
 {
 	struct cg_state *st = data;
 
-	/* The group by its parent's path, its old name and its new one. */
+	/* The group by its parent, its old name and its new one. */
 	g_string_truncate(st->buf, 0);
 	rec_group(st->buf, "rename", cgrp->parent);
 	rec_str(st->buf, old_name);
@@ -440,7 +491,7 @@ static void log_moves(struct cg_state *st, struct task *const *tasks, unsigned n
 			continue;
 		/* The root group too: it undoes an older record. */
 		g_string_truncate(st->group, 0);
-		rec_group_name(st->group, css_set_cgroup(tasks[0]->cset, rt));
+		rec_group_id(st->group, css_set_cgroup(tasks[0]->cset, rt));
 		for (unsigned i = 0; i < n; i++, nr++)
 			rec_task(st->buf, tasks[i], st->group);
 	}
@@ -469,8 +520,13 @@ static gpointer sync_main(gpointer data)
 	while (!st->stop) {
 		gint64 until = g_get_monotonic_time() + G_TIME_SPAN_SECOND;
 
-		while (!st->stop && g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
+		while (!st->stop && !g_atomic_int_get(&st->grow) &&
+		       g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
 			;
+		/* Ahead of the records: the hooks only copy into what is
+		 * allocated. A full disk is tried again each second. */
+		g_atomic_int_set(&st->grow, 0);
+		state_log_reserve(&st->log);
 		if (g_atomic_int_compare_and_exchange(&st->dirty, 1, 0))
 			fdatasync(st->log.fd);
 	}
@@ -582,7 +638,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	g_mutex_init(&st->sync_lock);
 	g_cond_init(&st->sync_cond);
 	st->sub = (struct cg_subscriber){
-		.data = st, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
+		.data = st, .prepare = on_prepare, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
 		.write = on_write, .setattr = on_setattr, .attach = on_attach, .fork = on_fork,
 	};
 	if (open_files(st, path, err) < 0) {

@@ -17,12 +17,15 @@
 #include "core/cgroup.h"
 
 #define STATE_DIR "/var/lib/cgfused"
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 #define STATE_SNAPSHOT_MAGIC "cgfused-state"
 #define STATE_LOG_MAGIC "cgfused-log"
 /* Compaction: the log has this many records and 4x the snapshot's. */
 #define STATE_COMPACT_MIN 4096
 #define STATE_COMPACT_RATIO 4
+/* Log room kept for records of changes that cannot be refused (rmdir,
+ * rename, chmod, chown, forks): the others get ENOSPC first. */
+#define STATE_LOG_KEEP (16u << 10)
 
 struct cg_state;
 

@@ -3,66 +3,117 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <glib.h>
 
-#define STATE_LOG_CHUNK (1u << 20)
+#define STATE_LOG_CHUNK ((size_t)1 << 20)
+#define STATE_LOG_MIN_GROWTH ((size_t)4096)
+/* Address space only (the file backs what is used). */
+#define STATE_LOG_SPAN (SIZE_MAX > UINT32_MAX ? (size_t)1 << 36 : (size_t)1 << 28)
 
 static void unmap(struct state_log *log)
 {
 	if (log->map)
-		munmap(log->map, log->len);
+		munmap(log->map, STATE_LOG_SPAN);
 	log->map = NULL;
-	log->len = 0;
 }
 
-static int grow(struct state_log *log, size_t need)
+/* Allocates the file up to at least need bytes, aiming at want, taking
+ * less (by halves of the growth) when the disk has no room for more. */
+static int grow_to(struct state_log *log, size_t need, size_t want)
 {
-	size_t len = MAX(log->len * 2, STATE_LOG_CHUNK);
-	int err;
-	void *map;
+	size_t len = atomic_load(&log->len);
+	size_t growth = MIN(want, STATE_LOG_SPAN) - MIN(len, want);
 
-	while (len < need)
-		len *= 2;
-	err = posix_fallocate(log->fd, 0, (off_t)len);
-	if (err)
-		return -err;
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, log->fd, 0);
-	if (map == MAP_FAILED)
-		return -errno;
-	unmap(log);
-	log->map = map;
-	log->len = len;
-	return 0;
+	while (len + growth >= need && growth >= STATE_LOG_MIN_GROWTH) {
+		int err = posix_fallocate(log->fd, 0, (off_t)(len + growth));
+
+		if (err == 0) {
+			size_t cur = atomic_load(&log->len);
+
+			/* The sync thread and a hook may both grow it. */
+			while (cur < len + growth &&
+			       !atomic_compare_exchange_weak(&log->len, &cur, len + growth))
+				;
+			return 0;
+		}
+		if (err != ENOSPC)
+			return -err;
+		growth /= 2;
+	}
+	return -ENOSPC;
+}
+
+int state_log_room(struct state_log *log, size_t len)
+{
+	size_t used = atomic_load(&log->used);
+
+	if (used + len <= atomic_load(&log->len))
+		return 0;
+	/* Not allocated ahead: the sync thread lags behind a burst, or the
+	 * disk is full. A system call under the lock, rarely. */
+	return grow_to(log, used + len, MAX(2 * used, used + len + STATE_LOG_MIN_GROWTH));
+}
+
+bool state_log_wants_growth(const struct state_log *log)
+{
+	return atomic_load(&log->used) > atomic_load(&log->len) / 2;
 }
 
 int state_log_append(struct state_log *log, const char *text, size_t len)
 {
-	if (log->used + len > log->len) {
-		int ret = grow(log, log->used + len);
+	size_t used = atomic_load(&log->used);
+	int ret = state_log_room(log, len);
 
-		if (ret)
-			return ret;
-	}
-	memcpy(log->map + log->used, text, len);
-	log->used += len;
+	if (ret)
+		return ret;
+	memcpy(log->map + used, text, len);
+	atomic_store(&log->used, used + len);
 	return 0;
+}
+
+int state_log_reserve(struct state_log *log)
+{
+	size_t used = atomic_load(&log->used), len = atomic_load(&log->len);
+
+	if (used <= len / 2 || len >= STATE_LOG_SPAN)
+		return 0;
+	return grow_to(log, len + STATE_LOG_MIN_GROWTH, MAX(2 * len, len + STATE_LOG_MIN_GROWTH));
 }
 
 int state_log_reset(struct state_log *log, const char *text, size_t len)
 {
-	unmap(log);
-	log->used = 0;
+	size_t used = atomic_load(&log->used);
+	int ret;
+
+	if (log->map) {
+		/* The reader stops at the first NUL: no old record may follow. */
+		memset(log->map, 0, used);
+		atomic_store(&log->used, 0);
+		return state_log_append(log, text, len);
+	}
 	if (ftruncate(log->fd, 0) < 0)
 		return -errno;
+	atomic_store(&log->len, 0);
+	atomic_store(&log->used, 0);
+	ret = grow_to(log, len, MAX(STATE_LOG_CHUNK, len));
+	if (ret)
+		return ret;
+	log->map = mmap(NULL, STATE_LOG_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+			log->fd, 0);
+	if (log->map == MAP_FAILED) {
+		log->map = NULL;
+		return -errno;
+	}
 	return state_log_append(log, text, len);
 }
 
 int state_log_close(struct state_log *log)
 {
 	unmap(log);
-	return ftruncate(log->fd, (off_t)log->used) < 0 ? -errno : 0;
+	return ftruncate(log->fd, (off_t)atomic_load(&log->used)) < 0 ? -errno : 0;
 }

@@ -1,6 +1,8 @@
 /* Replaying FILE and FILE.log into a new core. Every record goes through
  * the core's own entry points, so a value the core would refuse today is
- * refused again rather than trusted. */
+ * refused again rather than trusted. Records are applied as they are
+ * read, one line at a time: nothing but the file's text and the id map
+ * is kept meanwhile. */
 #include "state/state_replay.h"
 
 #include <errno.h>
@@ -12,6 +14,16 @@
 
 /* Who replays: root, as the records were checked when they were made. */
 static const struct cg_cred replay_cred = { 0 };
+
+/* One file being replayed. */
+struct replay {
+	struct cg_core *core;
+	const char *path;
+	guint64 version;
+	/* Version 2: the saved daemon's group ids (guint64 *) -> ours
+	 * (guint64 *); shared by a snapshot and its log. */
+	GHashTable *ids;
+};
 
 /* One checked record: its fields, strings decoded. NULL if the line is
  * torn or garbled. */
@@ -46,49 +58,6 @@ static GPtrArray *parse_line(const char *line, gsize len)
 	return fields;
 }
 
-/* The records of one file, each a GPtrArray of fields; reading stops at
- * the first line that is torn (no newline: the write a crash cut) or
- * garbled. A whole first line that is garbled makes the file foreign (-EBADMSG):
- * not ours, or damaged, and not to be overwritten. */
-static int read_records(const char *path, GPtrArray *recs, unsigned *torn)
-{
-	GError *err = NULL;
-	char *data;
-	gsize len;
-	const char *p, *end;
-
-	if (!g_file_get_contents(path, &data, &len, &err)) {
-		int ret = g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? 0 : -EIO;
-
-		g_error_free(err);
-		return ret;
-	}
-	/* The log is grown by zero-filled chunks: its records end at the
-	 * first NUL (no record holds one: strings are %-escaped). */
-	len = strnlen(data, len);
-	for (p = data, end = data + len; p < end;) {
-		const char *nl = memchr(p, '\n', (gsize)(end - p));
-		GPtrArray *f = nl ? parse_line(p, (gsize)(nl - p)) : NULL;
-
-		if (!f || f->len == 0) {
-			if (f)
-				g_ptr_array_unref(f);
-			if (nl && p == data) {
-				g_free(data);
-				return -EBADMSG;
-			}
-			if (nl && nl + 1 < end)
-				g_warning("state: %s: a garbled record, ignored with all after it", path);
-			++*torn;
-			break;
-		}
-		g_ptr_array_add(recs, f);
-		p = nl + 1;
-	}
-	g_free(data);
-	return 0;
-}
-
 static const char *field(GPtrArray *f, guint i)
 {
 	return g_ptr_array_index(f, i);
@@ -99,120 +68,192 @@ static bool num(GPtrArray *f, guint i, guint64 max, guint64 *out)
 	return g_ascii_string_to_unsigned(field(f, i), 10, 0, max, out, NULL);
 }
 
-/* The header: magic, version, generation[, boot id]. */
-static bool header(GPtrArray *recs, const char *magic, guint nfields, guint64 *generation)
+/* A file's text, its records ending at the first NUL (the log is grown by
+ * zero-filled chunks; no record holds one: strings are %-escaped). A
+ * missing file is an empty one. */
+static int read_text(const char *path, char **text, gsize *len)
 {
-	GPtrArray *h;
-	guint64 version;
+	GError *err = NULL;
 
-	if (recs->len == 0)
-		return false;
-	h = g_ptr_array_index(recs, 0);
-	return h->len == nfields && strcmp(field(h, 0), magic) == 0 &&
-	       num(h, 1, STATE_VERSION, &version) && version == STATE_VERSION &&
-	       num(h, 2, G_MAXUINT64, generation);
+	if (!g_file_get_contents(path, text, len, &err)) {
+		int ret = g_error_matches(err, G_FILE_ERROR, G_FILE_ERROR_NOENT) ? 0 : -EIO;
+
+		g_error_free(err);
+		*text = NULL;
+		*len = 0;
+		return ret;
+	}
+	*len = strnlen(*text, *len);
+	return 0;
 }
 
-/* The records of a file that starts with its header (if not empty). */
-static int load_file(const char *path, const char *magic, guint nfields, GPtrArray *recs,
-		     guint64 *generation, unsigned *torn)
+/* The header: magic, version, generation[, boot id]. NULL (and the file
+ * foreign) unless it is whole and of a version we read. */
+static GPtrArray *header(const char *text, gsize len, const char *magic, guint nfields,
+			 guint64 *version, guint64 *generation)
 {
-	int ret = read_records(path, recs, torn);
+	const char *nl = memchr(text, '\n', len);
+	GPtrArray *h = nl ? parse_line(text, (gsize)(nl - text)) : NULL;
 
-	if (ret == 0 && recs->len && !header(recs, magic, nfields, generation))
-		ret = -EBADMSG;
-	return ret;
+	if (h && h->len == nfields && strcmp(field(h, 0), magic) == 0 &&
+	    num(h, 1, STATE_VERSION, version) && *version >= 1 &&
+	    num(h, 2, G_MAXUINT64, generation))
+		return h;
+	if (h)
+		g_ptr_array_unref(h);
+	return NULL;
 }
 
-/* The id of the group at path in hierarchy root, and the index of its
- * file name ("" for its directory, CG_DIR); 0 if there is no such group
- * or file. */
-static uint64_t group_id(struct cg_core *core, unsigned root, const char *path,
-			 const char *name, unsigned *file)
+/* Version 1: the group at path. */
+static uint64_t path_id(struct replay *r, unsigned root, const char *path)
 {
 	uint64_t id;
 
-	return cg_path_lookup(core, root, path, name, &id, file) == 0 ? id : 0;
+	return cg_path_lookup(r->core, root, path, NULL, &id, NULL) == 0 ? id : 0;
 }
 
-static int replay_mkdir(struct cg_core *core, unsigned root, GPtrArray *f)
+/* The group a record names in field i: our id, or 0. */
+static uint64_t group_id(struct replay *r, unsigned root, GPtrArray *f, guint i)
 {
-	guint64 mode, uid, gid, id;
-	char *dir = g_path_get_dirname(field(f, 2)), *name = g_path_get_basename(field(f, 2));
-	uint64_t parent = group_id(core, root, dir, NULL, NULL);
+	guint64 saved, *id;
+	uint64_t top;
+
+	if (r->version == 1)
+		return path_id(r, root, field(f, i));
+	if (!num(f, i, G_MAXUINT64, &saved))
+		return 0;
+	if (saved == 0)
+		return cg_hierarchy(r->core, root, NULL, &top) == 0 ? top : 0;
+	id = g_hash_table_lookup(r->ids, &saved);
+	return id ? *id : 0;
+}
+
+/* Field i names a group's file ("" for its directory, CG_DIR): 0, or
+ * -ENOENT if the group has no such file. */
+static int file_index(struct replay *r, uint64_t id, GPtrArray *f, guint i, unsigned *file)
+{
+	struct cg_node node;
+
+	if (!*field(f, i)) {
+		*file = CG_DIR;
+		return 0;
+	}
+	if (cg_node_lookup(r->core, id, field(f, i), &node) < 0 || node.ref.id != id ||
+	    node.ref.file == CG_DIR)
+		return -ENOENT;
+	*file = node.ref.file;
+	return 0;
+}
+
+/* Version 2: mkdir =root id parent =name mode uid gid. Version 1: mkdir
+ * =root =path mode uid gid. */
+static int replay_mkdir(struct replay *r, unsigned root, GPtrArray *f)
+{
+	guint nmode = r->version == 1 ? 3 : 5;
+	char *name = r->version == 1 ? g_path_get_basename(field(f, 2))
+				     : g_strdup(f->len > 4 ? field(f, 4) : "");
+	guint64 mode, uid, gid, saved = 0, id;
+	uint64_t parent = 0;
 	int ret = -EINVAL;
 
-	if (f->len == 6 && num(f, 3, 07777, &mode) && num(f, 4, G_MAXUINT32, &uid) &&
-	    num(f, 5, G_MAXUINT32, &gid)) {
+	if (f->len == nmode + 3 && num(f, nmode, 07777, &mode) &&
+	    num(f, nmode + 1, G_MAXUINT32, &uid) && num(f, nmode + 2, G_MAXUINT32, &gid) &&
+	    (r->version == 1 || (num(f, 2, G_MAXUINT64, &saved) && saved))) {
 		struct cg_cred cred = { .uid = (uid_t)uid, .gid = (gid_t)gid };
 
-		ret = parent ? cg_mkdir_restore(core, parent, name, (mode_t)mode, &cred, &id)
+		if (r->version == 1) {
+			char *dir = g_path_get_dirname(field(f, 2));
+
+			parent = path_id(r, root, dir);
+			g_free(dir);
+		} else {
+			parent = group_id(r, root, f, 3);
+		}
+		ret = parent ? cg_mkdir_restore(r->core, parent, name, (mode_t)mode, &cred, &id)
 			     : -ENOENT;
 	}
+	if (ret == 0 && r->version > 1)
+		g_hash_table_insert(r->ids, g_memdup2(&saved, sizeof(saved)),
+				    g_memdup2(&id, sizeof(id)));
+	g_free(name);
+	return ret;
+}
+
+/* Version 2: rmdir =root parent =name. Version 1: rmdir =root =path. */
+static int replay_rmdir(struct replay *r, unsigned root, GPtrArray *f)
+{
+	char *name, *dir;
+	uint64_t parent;
+	int ret;
+
+	if (r->version > 1) {
+		if (f->len != 4)
+			return -EINVAL;
+		parent = group_id(r, root, f, 2);
+		return parent ? cg_rmdir(r->core, parent, field(f, 3), &replay_cred) : -ENOENT;
+	}
+	dir = g_path_get_dirname(field(f, 2));
+	name = g_path_get_basename(field(f, 2));
+	parent = path_id(r, root, dir);
+	ret = parent ? cg_rmdir(r->core, parent, name, &replay_cred) : -ENOENT;
 	g_free(dir);
 	g_free(name);
 	return ret;
 }
 
-static int replay_rmdir(struct cg_core *core, unsigned root, GPtrArray *f)
+static int replay_rename(struct replay *r, unsigned root, GPtrArray *f)
 {
-	char *dir = g_path_get_dirname(field(f, 2)), *name = g_path_get_basename(field(f, 2));
-	uint64_t parent = group_id(core, root, dir, NULL, NULL);
-	int ret = parent ? cg_rmdir(core, parent, name, &replay_cred) : -ENOENT;
-
-	g_free(dir);
-	g_free(name);
-	return ret;
-}
-
-static int replay_rename(struct cg_core *core, unsigned root, GPtrArray *f)
-{
-	uint64_t parent = group_id(core, root, field(f, 2), NULL, NULL);
+	uint64_t parent = f->len == 5 ? group_id(r, root, f, 2) : 0;
 
 	if (f->len != 5)
 		return -EINVAL;
-	return parent ? cg_rename(core, parent, field(f, 3), parent, field(f, 4), &replay_cred)
+	return parent ? cg_rename(r->core, parent, field(f, 3), parent, field(f, 4),
+				  &replay_cred)
 		      : -ENOENT;
 }
 
 /* A value the file already has (a default) is not written again. */
-static int replay_write(struct cg_core *core, unsigned root, GPtrArray *f)
+static int replay_write(struct replay *r, unsigned root, GPtrArray *f)
 {
-	unsigned file;
-	uint64_t id = f->len == 5 ? group_id(core, root, field(f, 2), field(f, 3), &file) : 0;
-	GString *now = g_string_new(NULL);
-	const char *text = field(f, 4);
-	char *want = g_strstrip(g_strdup(text));
+	uint64_t id = f->len == 5 ? group_id(r, root, f, 2) : 0;
+	unsigned file = CG_DIR;
+	GString *now;
+	const char *text;
+	char *want;
 	ssize_t ret = 0;
 
-	if (!id || file == CG_DIR)
-		ret = -ENOENT;
-	else if (cg_file_read(core, id, file, now) < 0 ||
-		 strcmp(g_strstrip(now->str), want) != 0)
-		ret = cg_file_write(core, id, file, text, strlen(text), &replay_cred);
+	if (!id || file_index(r, id, f, 3, &file) < 0 || file == CG_DIR)
+		return -ENOENT;
+	now = g_string_new(NULL);
+	text = field(f, 4);
+	want = g_strstrip(g_strdup(text));
+	if (cg_file_read(r->core, id, file, now) < 0 ||
+	    strcmp(g_strstrip(now->str), want) != 0)
+		ret = cg_file_write(r->core, id, file, text, strlen(text), &replay_cred);
 	g_free(want);
 	g_string_free(now, TRUE);
 	return ret < 0 ? (int)ret : 0;
 }
 
-static int replay_attr(struct cg_core *core, unsigned root, GPtrArray *f)
+static int replay_attr(struct replay *r, unsigned root, GPtrArray *f)
 {
-	unsigned file;
-	uint64_t id = f->len == 7 ? group_id(core, root, field(f, 2), field(f, 3), &file) : 0;
+	uint64_t id = f->len == 7 ? group_id(r, root, f, 2) : 0;
 	guint64 uid, gid, mode;
+	unsigned file;
 	struct cg_iattr attr;
 
-	if (!id || !num(f, 4, G_MAXUINT32, &uid) || !num(f, 5, G_MAXUINT32, &gid) ||
-	    !num(f, 6, 07777, &mode) || cg_get_iattr(core, id, file, &attr) < 0)
+	if (!id || file_index(r, id, f, 3, &file) < 0 || !num(f, 4, G_MAXUINT32, &uid) ||
+	    !num(f, 5, G_MAXUINT32, &gid) || !num(f, 6, 07777, &mode) ||
+	    cg_get_iattr(r->core, id, file, &attr) < 0)
 		return -ENOENT;
 	attr.uid = (uid_t)uid;
 	attr.gid = (gid_t)gid;
 	attr.mode = (mode_t)mode;
 	attr.iattrs = true;
-	return cg_set_iattr(core, id, file, &attr);
+	return cg_set_iattr(r->core, id, file, &attr);
 }
 
-static int replay_task(struct cg_core *core, unsigned root, GPtrArray *f)
+static int replay_task(struct replay *r, unsigned root, GPtrArray *f)
 {
 	guint64 tid, ino, joined;
 	uint64_t id;
@@ -220,22 +261,21 @@ static int replay_task(struct cg_core *core, unsigned root, GPtrArray *f)
 	if (f->len != 6 || !num(f, 3, G_MAXINT32, &tid) || !num(f, 4, G_MAXUINT64, &ino) ||
 	    !num(f, 5, G_MAXUINT64, &joined))
 		return -EINVAL;
-	id = group_id(core, root, field(f, 2), NULL, NULL);
-	return id ? cg_attach_restore(core, id, (pid_t)tid, ino, joined) : -ENOENT;
+	id = group_id(r, root, f, 2);
+	return id ? cg_attach_restore(r->core, id, (pid_t)tid, ino, joined) : -ENOENT;
 }
 
-static void apply(struct cg_core *core, const char *path, GPtrArray *f, bool tasks,
-		  struct state_load *out)
+static void apply(struct replay *r, GPtrArray *f, bool tasks, struct state_load *out)
 {
 	static const struct {
 		const char *type;
-		int (*fn)(struct cg_core *, unsigned, GPtrArray *);
+		int (*fn)(struct replay *, unsigned, GPtrArray *);
 	} types[] = {
 		{ "mkdir", replay_mkdir }, { "rmdir", replay_rmdir }, { "rename", replay_rename },
 		{ "write", replay_write }, { "attr", replay_attr }, { "task", replay_task },
 	};
 	unsigned root;
-	bool known = f->len >= 3 && cg_hierarchy_by_name(core, field(f, 1), &root) == 0;
+	bool known = f->len >= 3 && cg_hierarchy_by_name(r->core, field(f, 1), &root) == 0;
 	int ret = -EINVAL;
 
 	for (guint i = 0; i < G_N_ELEMENTS(types); i++) {
@@ -243,7 +283,7 @@ static void apply(struct cg_core *core, const char *path, GPtrArray *f, bool tas
 			continue;
 		if (!tasks && types[i].fn == replay_task)
 			return;
-		ret = known ? types[i].fn(core, root, f) : -ENOENT;
+		ret = known ? types[i].fn(r, root, f) : -ENOENT;
 	}
 	if (ret == 0) {
 		out->applied++;
@@ -252,47 +292,90 @@ static void apply(struct cg_core *core, const char *path, GPtrArray *f, bool tas
 	out->refused++;
 	/* A member that is gone is what the identity check is for. */
 	if (ret != -ESRCH)
-		g_message("state: %s: %s %s %s not applied: %s", path, field(f, 0),
+		g_message("state: %s: %s %s %s not applied: %s", r->path, field(f, 0),
 			  f->len > 1 ? field(f, 1) : "", f->len > 2 ? field(f, 2) : "",
 			  g_strerror(-ret));
+}
+
+/* Applies the records after the header, stopping at the first line that
+ * is torn (no newline: the write a crash cut) or garbled. */
+static void apply_text(struct replay *r, const char *text, gsize len, bool tasks,
+		       struct state_load *out)
+{
+	const char *p = memchr(text, '\n', len), *end = text + len;
+
+	for (p = p ? p + 1 : end; p < end;) {
+		const char *nl = memchr(p, '\n', (gsize)(end - p));
+		GPtrArray *f = nl ? parse_line(p, (gsize)(nl - p)) : NULL;
+
+		if (!f || f->len == 0) {
+			if (f)
+				g_ptr_array_unref(f);
+			if (nl && nl + 1 < end)
+				g_warning("state: %s: a garbled record, ignored with all after it",
+					  r->path);
+			out->torn++;
+			return;
+		}
+		apply(r, f, tasks, out);
+		g_ptr_array_unref(f);
+		p = nl + 1;
+	}
 }
 
 int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 		 struct state_load *out)
 {
-	GPtrArray *snap = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
-	GPtrArray *log = g_ptr_array_new_with_free_func((GDestroyNotify)g_ptr_array_unref);
-	char *log_path = g_strconcat(path, ".log", NULL);
-	guint64 snap_gen = 0, log_gen = 0;
+	char *log_path = g_strconcat(path, ".log", NULL), *snap = NULL, *log = NULL;
+	GPtrArray *snap_h = NULL, *log_h = NULL;
+	guint64 snap_gen = 0, log_gen = 0, snap_ver = STATE_VERSION, log_ver = STATE_VERSION;
+	gsize snap_len, log_len;
 	bool tasks;
 	int ret;
 
 	*out = (struct state_load){ 0 };
-	ret = load_file(path, STATE_SNAPSHOT_MAGIC, 4, snap, &snap_gen, &out->torn);
+	/* Both headers are checked before anything is applied: a foreign file
+	 * changes nothing. */
+	ret = read_text(path, &snap, &snap_len);
+	if (ret == 0 && snap_len &&
+	    !(snap_h = header(snap, snap_len, STATE_SNAPSHOT_MAGIC, 4, &snap_ver, &snap_gen)))
+		ret = -EBADMSG;
 	if (ret < 0)
 		goto done;
-	ret = load_file(log_path, STATE_LOG_MAGIC, 3, log, &log_gen, &out->torn);
+	ret = read_text(log_path, &log, &log_len);
+	if (ret == 0 && log_len &&
+	    !(log_h = header(log, log_len, STATE_LOG_MAGIC, 3, &log_ver, &log_gen)))
+		ret = -EBADMSG;
 	out->bad_log = ret < 0;
 	if (ret < 0)
 		goto done;
-	tasks = snap->len && *boot_id &&
-		strcmp(field(g_ptr_array_index(snap, 0), 3), boot_id) == 0;
-	out->tasks_ignored = snap->len && !tasks;
-	if (log->len && log_gen != snap_gen) {
+	tasks = snap_h && *boot_id && strcmp(field(snap_h, 3), boot_id) == 0;
+	out->tasks_ignored = snap_h && !tasks;
+	if (log_h && (log_gen != snap_gen || log_ver != snap_ver)) {
 		out->log_ignored = true;
-		g_ptr_array_set_size(log, 0);
+		log_len = 0;
 	}
 	out->generation = MAX(snap_gen, log_gen);
 
+	struct replay r = {
+		.core = core, .path = path, .version = snap_ver,
+		.ids = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free),
+	};
 	cg_restore_begin(core);
-	for (guint i = 1; i < snap->len; i++)
-		apply(core, path, g_ptr_array_index(snap, i), tasks, out);
-	for (guint i = 1; i < log->len; i++)
-		apply(core, log_path, g_ptr_array_index(log, i), tasks, out);
+	if (snap_h)
+		apply_text(&r, snap, snap_len, tasks, out);
+	r.path = log_path;
+	if (log_h && log_len)
+		apply_text(&r, log, log_len, tasks, out);
 	cg_restore_end(core);
+	g_hash_table_unref(r.ids);
 done:
+	if (snap_h)
+		g_ptr_array_unref(snap_h);
+	if (log_h)
+		g_ptr_array_unref(log_h);
+	g_free(log);
+	g_free(snap);
 	g_free(log_path);
-	g_ptr_array_unref(log);
-	g_ptr_array_unref(snap);
 	return ret;
 }

@@ -355,7 +355,7 @@ static void test_torn_and_garbled(void)
 	mkdir_ok(&s.e, s.e.top[0], "b");
 	mkdir_ok(&s.e, s.e.top[0], "c");
 	st_crash(&s);
-	append_text(s.log_path, "mkdir =cpu,cpuacct,cpuset =/d 493 0");
+	append_text(s.log_path, "mkdir =cpu,cpuacct,cpuset 99 0 =d 493 0");
 
 	env_setup(&fresh);
 	g_assert_cmpint(state_replay(fresh.core, s.path, BOOT, &load), ==, 0);
@@ -367,13 +367,13 @@ static void test_torn_and_garbled(void)
 	g_assert_cmpuint(group(&s, "/c"), !=, 0);
 	g_assert_cmpuint(group(&s, "/d"), ==, 0);
 
-	/* "mkdir ... =/b" with one byte changed: b and all after it are lost. */
+	/* "mkdir ... =y" with one byte changed: y and all after it are lost. */
 	mkdir_ok(&s.e, s.e.top[0], "x");
 	mkdir_ok(&s.e, s.e.top[0], "y");
 	mkdir_ok(&s.e, s.e.top[0], "z");
 	st_crash(&s);
 	g_assert_true(g_file_get_contents(s.log_path, &data, NULL, NULL));
-	bad = strstr(data, "=/y ");
+	bad = strstr(data, " =y ");
 	g_assert_nonnull(bad);
 	bad[2] = 'Y';
 	g_assert_true(g_file_set_contents(s.log_path, data, -1, NULL));
@@ -523,6 +523,54 @@ static void test_foreign(void)
 	st_teardown(&s);
 }
 
+/* body with its checksum, as a line of a state file. */
+static void add_line(GString *out, const char *body)
+{
+	g_string_append_printf(out, "%s #%08x\n", body, state_rec_hash(body, strlen(body)));
+}
+
+/* A version-1 state (groups named by path) is replayed, and replaced by a
+ * version-2 snapshot that names them by id. */
+static void test_version1(void)
+{
+	struct st_env s;
+	GString *snap = g_string_new(NULL), *log = g_string_new(NULL);
+	char *data;
+
+	st_setup(&s);
+	st_crash(&s);
+	add_line(snap, "cgfused-state 1 7 =" BOOT);
+	add_line(snap, "mkdir =cpuset,cpu,cpuacct =/a 493 0 0");
+	add_line(snap, "mkdir =cpuset,cpu,cpuacct =/a/b 448 0 0");
+	add_line(snap, "write =cpuset,cpu,cpuacct =/a =cpu.shares =2048");
+	add_line(log, "cgfused-log 1 7");
+	add_line(log, "mkdir =cpuset,cpu,cpuacct =/a/old 493 0 0");
+	add_line(log, "rename =cpuset,cpu,cpuacct =/a =old =new");
+	add_line(log, "rmdir =cpuset,cpu,cpuacct =/a/b");
+	add_line(log, "write =cpuset,cpu,cpuacct =/a/new =cpu.shares =512");
+	g_assert_true(g_file_set_contents(s.path, snap->str, -1, NULL));
+	g_assert_true(g_file_set_contents(s.log_path, log->str, -1, NULL));
+
+	st_restart(&s, BOOT);
+	g_assert_cmpuint(group(&s, "/a"), !=, 0);
+	g_assert_cmpuint(group(&s, "/a/b"), ==, 0);
+	g_assert_cmpuint(group(&s, "/a/old"), ==, 0);
+	g_assert_cmpuint(group(&s, "/a/new"), !=, 0);
+	assert_content(&s.e, group(&s, "/a/new"), "cpu.shares", "512\n");
+	g_assert_true(g_file_get_contents(s.path, &data, NULL, NULL));
+	g_assert_true(g_str_has_prefix(data, "cgfused-state 2 8 "));
+	g_assert_null(strstr(data, "=/a"));
+	g_free(data);
+
+	/* And the version-2 state comes back the same. */
+	st_restart(&s, BOOT);
+	g_assert_cmpuint(group(&s, "/a/new"), !=, 0);
+	assert_content(&s.e, group(&s, "/a/new"), "cpu.shares", "512\n");
+	g_string_free(log, TRUE);
+	g_string_free(snap, TRUE);
+	st_teardown(&s);
+}
+
 /* Only one daemon uses a state file. */
 static void test_lock(void)
 {
@@ -568,6 +616,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/compaction-at-rmdir", test_compaction_at_rmdir);
 	g_test_add_func("/state/what-is-logged", test_what_is_logged);
 	g_test_add_func("/state/foreign", test_foreign);
+	g_test_add_func("/state/version1", test_version1);
 	g_test_add_func("/state/lock", test_lock);
 	g_test_add_func("/state/default-path", test_default_path);
 	return g_test_run();
