@@ -195,8 +195,9 @@ static void test_cpuset_affinity_and_restore(void)
 	fake_kf_affinity(e.fk, 100, list);
 	g_assert_cmpstr(list->str, ==, "3");
 
-	/* Back in the root: what it had before. */
+	/* Back in the root: what it had before, at the next pass. */
 	wr_ok(&e, e.top[0], "tasks", "100");
+	alloc_pass(alloc, false);
 	fake_kf_affinity(e.fk, 100, list);
 	g_assert_cmpstr(list->str, ==, FAKE_KF_ONLINE_CPUS);
 	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 5);
@@ -251,6 +252,7 @@ static void test_fork_inherits(void)
 	g_assert_cmpint(fake_kf_nice(e.fk, 150), >=, 10);
 	g_assert_cmpint(fake_kf_nice(e.fk, 150), <=, 11);
 	wr_ok(&e, e.top[0], "tasks", "150");
+	alloc_pass(alloc, false);
 	g_assert_cmpint(fake_kf_nice(e.fk, 150), ==, 2);
 	teardown(&e);
 }
@@ -441,6 +443,47 @@ static void test_sleeper_does_not_scale(void)
 	g_assert_cmpint(nice_bucket_pick(&b[0], 0, 0), ==, NICE_MAX);
 }
 
+/* A sibling that comes does not re-nice every sleeper of the other
+ * groups (issue 12: 89,457 nice calls to place 10,000 sleeping threads):
+ * a sleeper within a nice step of its target is left alone, and placed
+ * exactly when it wakes. */
+static void test_sleepers_not_reniced(void)
+{
+	struct env e;
+	struct group g[12];
+	char names[12][8];
+	int nice[10][20];
+
+	setup(&e);
+	for (unsigned i = 0; i < 12; i++) {
+		snprintf(names[i], sizeof(names[i]), "A/G%u", i);
+		g[i] = (struct group){ names[i], 100 + 100 * (pid_t)i, i == 0 ? 20 : 1, 0 };
+	}
+	make_groups(&e, g, 10);
+	for (int i = 0; i < 3; i++)
+		run_period(&e, g, 10);
+	for (unsigned i = 0; i < 10; i++)
+		for (unsigned k = 0; k < g[i].nr; k++)
+			nice[i][k] = fake_kf_nice(e.fk, g[i].first + (pid_t)k);
+	make_groups(&e, g + 10, 2);	/* two more sleeping siblings */
+	for (int i = 0; i < 3; i++)
+		run_period(&e, g, 12);
+	for (unsigned i = 0; i < 10; i++)
+		for (unsigned k = 0; k < g[i].nr; k++)
+			g_assert_cmpint(fake_kf_nice(e.fk, g[i].first + (pid_t)k), ==, nice[i][k]);
+	/* G0's threads wake: their weight is exact again. */
+	g[0].busy = 20;
+	g[1].busy = 1;
+	for (int i = 0; i < 40; i++)
+		run_period(&e, g, 12);
+	{
+		const double want[] = { 50, 50 };
+
+		expect_shares(&e, g, 2, want, 0.5);
+	}
+	teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -461,5 +504,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/autogroups", test_autogroups);
 	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);
 	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
+	g_test_add_func("/alloc/sleepers-not-reniced", test_sleepers_not_reniced);
 	return g_test_run();
 }
