@@ -27,9 +27,9 @@
 #define RECONCILE_PASSES 50
 /* Sleeping threads are checked by process (one clock read) once in this
  * many periods, and at most SLEEPER_BUDGET processes a period: with 10,000
- * sleeping processes each is checked every 4 s (see sample_sleepers). */
+ * sleeping processes each is checked every 10 s (see sample_sleepers). */
 #define SLEEPER_PASSES 4
-#define SLEEPER_BUDGET 250
+#define SLEEPER_BUDGET 100
 /* Pass times kept for cgfused.stat's percentiles. */
 #define PASS_RING 256
 
@@ -39,6 +39,9 @@ struct autogroup {
 	pid_t tid;			/* a member, to reach it through /proc */
 	int orig_nice, nice;
 	bool nice_set;
+	/* Every thread of the session is managed (check_sessions): only then
+	 * is its nice, the whole session's, ours to set. */
+	bool whole;
 	double weight;			/* this pass: its runnable threads' target */
 	GArray *buckets;		/* struct nice_bucket */
 };
@@ -83,6 +86,7 @@ struct allocator {
 	struct alloc_stats st;
 	uint64_t ring[PASS_RING];	/* the last passes' times, ns */
 	bool changed;			/* a sample or a new thread changed the picture */
+	bool sessions_stale;		/* check_sessions before weighing sessions */
 	bool dithering;			/* the last placing dithers in time */
 	bool empty;			/* no group but the roots, no task */
 	/* What cgfused.stat shows (read under the core lock by on_stat). */
@@ -190,13 +194,18 @@ static void see_task(struct allocator *a, struct task_sched *s)
 }
 
 /* Catches changes made by others (a renice, an affinity the task set
- * itself outside its cpuset): what it has now is what we compare with.
- * Runnable threads only: a sleeper's nice matters when it wakes, and a
- * wake-up places it again. */
+ * itself outside its cpuset, a new session): what it has now is what we
+ * compare with. Runnable threads only: a sleeper's nice matters when it
+ * wakes, and a wake-up places it again. */
 static void reconcile_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
-	int nice;
+	int nice, ag, ag_nice;
+
+	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != s->autogroup) {
+		s->autogroup = ag;
+		a->sessions_stale = true;
+	}
 
 	if (s->nice_set && kf->ops->get_nice(kf, s->tid, &nice) == 0)
 		s->nice = nice;
@@ -280,6 +289,7 @@ static void sync_tasks(struct allocator *a)
 	}
 	g_hash_table_destroy(live);
 	a->changed = true;
+	a->sessions_stale = true;
 }
 
 /* Reads one thread's CPU figures, tells whether it is runnable, and keeps
@@ -487,6 +497,48 @@ static void forget_autogroups(struct allocator *a)
  * managed threads run in more than one, each session's nice is set from its
  * runnable threads' total target weight (unprivileged: only upwards from
  * the heaviest, which stays as it is). One session: left as it was. */
+/* Which sessions have only managed threads. A session's autogroup nice
+ * weighs every thread of the session, and one that also holds threads
+ * cgfused does not manage (a user's process in root's login session, the
+ * shell that started it) is not cgfused's to change (issue 13): those are
+ * left alone. One /proc read per process of the system, so only when
+ * sessions are to be weighed, after a new copy of the tree or a reconcile. */
+static void check_sessions(struct allocator *a)
+{
+	struct kfacade *kf = a->core->kf;
+	GArray *procs = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	bool listed = kf->ops->all_tasks(kf, procs, true) == 0;
+	GHashTableIter iter;
+	struct autogroup *ag;
+
+	g_hash_table_iter_init(&iter, a->autogroups);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
+		ag->whole = listed;
+	for (guint i = 0; listed && i < procs->len; i++) {
+		pid_t pid = g_array_index(procs, pid_t, i);
+		int id, nice;
+
+		if (kf->ops->get_autogroup(kf, pid, &id, &nice) < 0)
+			continue;
+		ag = g_hash_table_lookup(a->autogroups, GINT_TO_POINTER(id));
+		if (!ag || !ag->whole)
+			continue;
+		g_array_set_size(tids, 0);
+		if (kf->ops->thread_ids(kf, pid, tids) < 0)
+			continue;
+		for (guint k = 0; k < tids->len && ag->whole; k++) {
+			const struct task_sched *s =
+				alloc_task_lookup(a->tasks, g_array_index(tids, pid_t, k));
+
+			ag->whole = s && !s->exited;
+		}
+	}
+	g_array_unref(procs);
+	g_array_unref(tids);
+	a->sessions_stale = false;
+}
+
 static void weigh_autogroups(struct allocator *a)
 {
 	struct kfacade *kf = a->core->kf;
@@ -501,14 +553,19 @@ static void weigh_autogroups(struct allocator *a)
 			busy++;
 		heaviest = MAX(heaviest, ag->weight);
 	}
+	if (busy > 1 && a->sessions_stale)
+		check_sessions(a);
+	a->st.autogroups_left_alone = 0;
 	g_hash_table_iter_init(&iter, a->autogroups);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag)) {
 		int want = ag->orig_nice;
 
-		if (busy > 1 && ag->weight > 0)
+		if (busy > 1 && !ag->whole)
+			a->st.autogroups_left_alone++;	/* not ours: as it was */
+		else if (busy > 1 && ag->weight > 0)
 			want = a->may_lower ? weight_to_nice(ag->weight)
 					    : MAX(ag->orig_nice, weight_to_nice(ag->weight * 1024 / heaviest));
-		if (want == ag->nice || (busy > 1 && ag->weight == 0))
+		if (want == ag->nice || (busy > 1 && ag->weight == 0 && ag->whole))
 			continue;
 		int ret = kf->ops->set_autogroup_nice(kf, ag->tid, want);
 
@@ -520,13 +577,20 @@ static void weigh_autogroups(struct allocator *a)
 	}
 }
 
-/* A sleeping thread's nice matters only when it runs: it is left alone
- * while it is within a nice step of its target (a placing when a sibling
- * comes or goes does not re-nice every sleeper), and placed exactly when a
- * sample finds it awake. */
-static bool near_enough(const struct task_sched *s, int want)
+/* A sleeping thread's nice matters only when it runs: once placed asleep,
+ * it is left alone while it is within a nice step of its target (a placing
+ * when a sibling comes or goes does not re-nice every sleeper), and placed
+ * exactly again when a sample finds it awake. */
+static bool near_enough(struct task_sched *s, int want)
 {
-	return !s->runnable && s->nice_set && abs(want - s->nice) <= 1;
+	if (s->runnable) {
+		s->placed_asleep = false;
+		return false;
+	}
+	if (s->placed_asleep && abs(want - s->nice) <= 1)
+		return true;
+	s->placed_asleep = true;
+	return false;
 }
 
 static void apply_nice(struct allocator *a, GArray *placed)
@@ -556,7 +620,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 			continue;
 		if (!a->may_lower)
 			want = MAX(want, s->nice);
-		if (want == s->nice || near_enough(s, want))
+		if (near_enough(s, want) || want == s->nice)
 			continue;
 		s->nice_set = true;
 		set_nice(a, s, want);
@@ -687,6 +751,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	}
 	/* Placing costs a walk of every thread: only when something changed
 	 * (or a time dither moves on). */
+	a->sessions_stale |= reconcile;
 	if (placing || a->changed || a->dithering || reconcile) {
 		a->changed = false;
 		place_tasks(a);
@@ -874,8 +939,10 @@ static void on_stat(void *data, GString *out)
 		"p50_pass_us %" G_GUINT64_FORMAT "\n"
 		"p99_pass_us %" G_GUINT64_FORMAT "\n"
 		"weight_error_ppm %.0f\n"
+		"autogroups_left_alone %u\n"
 		"privileged %d\n",
 		st.managed, st.passes, st.placings, st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
-		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6, a->may_lower);
+		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6,
+		st.autogroups_left_alone, a->may_lower);
 }

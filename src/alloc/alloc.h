@@ -22,6 +22,9 @@ struct alloc_stats {
 	uint64_t nice_calls, affinity_calls, autogroup_calls, failed_calls;
 	uint64_t last_pass_ns, max_pass_ns;
 	double last_error;		/* worst relative error of a group's weight */
+	/* Sessions with managed threads whose autogroup is not cgfused's to
+	 * weigh: they hold unmanaged threads too (last placing). */
+	unsigned autogroups_left_alone;
 };
 
 struct allocator;

@@ -15,6 +15,7 @@ struct task_sched {
 	bool exited;			/* its exit was heard of: no more calls */
 	bool seen;			/* orig_* and autogroup were read */
 	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
+	bool placed_asleep;		/* its nice was set while it slept */
 	int orig_nice, nice;		/* nice: the value it has now */
 	struct cpumask orig_cpus, cpus;	/* cpus: the affinity it has now */
 	struct cpumask applied_cpus;	/* what we last gave it */

@@ -329,6 +329,40 @@ static void test_autogroups(void)
 	env_teardown(&e);
 }
 
+/* A session that also holds a thread cgfused does not manage (a user's
+ * process in root's login session) is not cgfused's to weigh: its
+ * autogroup nice stays as it was (issue 13, item 2), and comes back when
+ * the unmanaged thread appears after it was set. */
+static void test_autogroup_of_mixed_session(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "B", 200, 2, 2 } };
+
+	setup(&e);
+	make_groups(&e, g, 2);
+	fake_kf_set_session(e.fk, 100, 1);
+	fake_kf_set_session(e.fk, 200, 2);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	fake_kf_add_process(e.fk, 300, 1);	/* root's shell, unmanaged */
+	fake_kf_set_session(e.fk, 300, 1);
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	g_assert_cmpuint(alloc_stats(alloc)->autogroups_left_alone, ==, 1);
+	/* Its own session once the shell is gone: weighed. */
+	fake_kf_exit_process(e.fk, 300);
+	for (int i = 0; i <= 50; i++)	/* sessions are checked again at a reconcile */
+		run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, weight_to_nice(2048));
+	/* An unmanaged process joins it: given back. */
+	fake_kf_add_process(e.fk, 400, 1);
+	fake_kf_set_session(e.fk, 400, 1);
+	for (int i = 0; i <= 50; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	teardown(&e);
+}
+
 /* A session left with no managed thread gets its autogroup nice back and
  * is forgotten: nothing is tried again, not even when it is gone (the
  * daemon once retried a gone session's restore at every pass). */
@@ -503,6 +537,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
 	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);
+	g_test_add_func("/alloc/autogroup-of-mixed-session", test_autogroup_of_mixed_session);
 	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
 	g_test_add_func("/alloc/sleepers-not-reniced", test_sleepers_not_reniced);
 	return g_test_run();
