@@ -203,6 +203,15 @@ spinner() {
 	printf -v "$var" %s "$!"
 }
 
+# sid_of PID: its session id.
+sid_of() {
+	local stat
+	stat=$(cat "/proc/$1/stat") || return 1
+	stat=${stat##*) }
+	set -- $stat
+	echo "$4"
+}
+
 autogroup_nice() {
 	local ag
 	ag=$(cat "/proc/$1/autogroup") || return 1
@@ -218,7 +227,7 @@ autogroup_nice() {
 	mkdir a b
 	spinner u setpriv --reuid=65534 --regid=65534 --clear-groups
 	spinner s setsid
-	eventually "$s" ps -o sid= -p "$s"	# it has left this session
+	eventually "$s" sid_of "$s"	# it has left this session
 	echo "$u" >a/cgroup.procs
 	echo "$s" >b/cgroup.procs
 	echo 2 >a/cpu.shares

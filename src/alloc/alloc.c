@@ -38,6 +38,7 @@ struct autogroup {
 	int id;
 	pid_t tid;			/* a member, to reach it through /proc */
 	int orig_nice, nice;
+	int floor;			/* this pass: the highest owner_floor of its threads */
 	bool nice_set;
 	/* Every thread of the session is managed (check_sessions): only then
 	 * is its nice, the whole session's, ours to set. */
@@ -175,6 +176,22 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 	s->nice_set = s->cpus_set = false;
 }
 
+/* The lowest nice the thread's owner could set: any for root's, else
+ * 20 - RLIMIT_NICE (the kernel's can_nice()): cgfused lends no user more
+ * priority than the user could take (issue 13). Unknown: NICE_MAX (only
+ * what it has, with floor_nice). */
+static int owner_floor(struct kfacade *kf, pid_t tid)
+{
+	struct task_uids uids;
+	int rlim;
+
+	if (kf->ops->task_uids(kf, tid, &uids) < 0 || kf->ops->nice_rlimit(kf, tid, &rlim) < 0)
+		return NICE_MAX;
+	if (uids.uid == 0 || uids.euid == 0)
+		return NICE_MIN;
+	return CLAMP(20 - rlim, NICE_MIN, NICE_MAX);
+}
+
 /* Reads what the thread has before we change anything. */
 static void see_task(struct allocator *a, struct task_sched *s)
 {
@@ -186,6 +203,7 @@ static void see_task(struct allocator *a, struct task_sched *s)
 	if (kf->ops->get_affinity(kf, s->tid, &s->orig_cpus) < 0)
 		return;
 	kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice);
+	s->owner_floor = owner_floor(kf, s->tid);
 	s->orig_nice = s->nice = nice;
 	s->cpus = s->orig_cpus;
 	s->autogroup = ag;
@@ -402,6 +420,7 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 		int id;
 
 		ag = g_new0(struct autogroup, 1);
+		ag->floor = NICE_MIN;
 		ag->id = s->autogroup;
 		ag->tid = s->tid;
 		kf->ops->get_autogroup(kf, s->tid, &id, &ag->orig_nice);
@@ -414,12 +433,12 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 	return ag;
 }
 
-/* The lowest nice the mapping may give a thread: anything as root, else
- * its own (unprivileged, nice only goes up; a thread already above what it
- * should have keeps its nice). */
+/* The lowest nice the mapping may give a thread: what its owner could set,
+ * or its own if lower; unprivileged, its own (nice only goes up; a thread
+ * already above what it should have keeps its nice). */
 static int floor_nice(const struct allocator *a, const struct task_sched *s)
 {
-	return a->may_lower ? NICE_MIN : s->orig_nice;
+	return a->may_lower ? MIN(s->orig_nice, s->owner_floor) : s->orig_nice;
 }
 
 struct placed {
@@ -465,6 +484,7 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->s));
 		if (tg->runnable)
 			ag->weight += tg->weight;
+		ag->floor = MAX(ag->floor, tg->s->owner_floor);
 		g_array_append_val(placed, p);
 	}
 	g_hash_table_destroy(index);
@@ -563,7 +583,7 @@ static void weigh_autogroups(struct allocator *a)
 		if (busy > 1 && !ag->whole)
 			a->st.autogroups_left_alone++;	/* not ours: as it was */
 		else if (busy > 1 && ag->weight > 0)
-			want = a->may_lower ? weight_to_nice(ag->weight)
+			want = a->may_lower ? MAX(weight_to_nice(ag->weight), MIN(ag->orig_nice, ag->floor))
 					    : MAX(ag->orig_nice, weight_to_nice(ag->weight * 1024 / heaviest));
 		if (want == ag->nice || (busy > 1 && ag->weight == 0 && ag->whole))
 			continue;
@@ -661,6 +681,7 @@ static void end_autogroup_pass(struct allocator *a)
 		if (ag->buckets)
 			g_array_set_size(ag->buckets, 0);
 		ag->weight = 0;
+		ag->floor = NICE_MIN;
 	}
 }
 

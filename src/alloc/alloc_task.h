@@ -17,6 +17,7 @@ struct task_sched {
 	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
 	bool placed_asleep;		/* its nice was set while it slept */
 	int orig_nice, nice;		/* nice: the value it has now */
+	int owner_floor;		/* the lowest nice its owner could set */
 	struct cpumask orig_cpus, cpus;	/* cpus: the affinity it has now */
 	struct cpumask applied_cpus;	/* what we last gave it */
 	int autogroup;			/* session autogroup id */

@@ -306,6 +306,44 @@ static void test_unprivileged_only_raises(void)
 	teardown(&e);
 }
 
+/* A user's thread gets no more priority than its owner could give it
+ * (20 - RLIMIT_NICE), even from a privileged daemon; root's any (issue 13,
+ * item 2). 4096 shares alone: weight 4096, nice -6. */
+static void test_owner_nice_limit(void)
+{
+	struct env e;
+	const struct task_uids user = { 1000, 1000, 1000, 1000 };
+	uint64_t a, b, c;
+
+	setup(&e);
+	a = mkdir_ok(&e, e.top[0], "A");
+	b = mkdir_ok(&e, e.top[0], "B");
+	c = mkdir_ok(&e, e.top[0], "C");
+	wr_ok(&e, a, "cpu.shares", "4096");
+	wr_ok(&e, b, "cpu.shares", "4096");
+	wr_ok(&e, c, "cpu.shares", "4096");
+	fake_kf_add_process(e.fk, 100, 1);
+	fake_kf_set_uids(e.fk, 100, &user);	/* RLIMIT_NICE 0: no lower */
+	fake_kf_add_process(e.fk, 200, 1);
+	fake_kf_set_uids(e.fk, 200, &user);
+	fake_kf_set_nice_rlimit(e.fk, 200, 23);	/* down to -3 */
+	fake_kf_add_process(e.fk, 300, 1);	/* root's */
+	for (int i = 1; i <= 3; i++)	/* a session each: one scale each */
+		fake_kf_set_session(e.fk, 100 * i, i);
+	wr_ok(&e, a, "tasks", "100");
+	wr_ok(&e, b, "tasks", "200");
+	wr_ok(&e, c, "tasks", "300");
+	alloc_pass(alloc, false);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, -3);
+	g_assert_cmpint(fake_kf_nice(e.fk, 300), ==, weight_to_nice(4096));
+	/* The sessions' autogroups, weighed against each other, too. */
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 2), ==, -3);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 3), ==, weight_to_nice(4096));
+	teardown(&e);
+}
+
 /* Sessions weigh against each other through their autogroup's nice. */
 static void test_autogroups(void)
 {
@@ -535,6 +573,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/fork-inherits", test_fork_inherits);
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
+	g_test_add_func("/alloc/owner-nice-limit", test_owner_nice_limit);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
 	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);
 	g_test_add_func("/alloc/autogroup-of-mixed-session", test_autogroup_of_mixed_session);
