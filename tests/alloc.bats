@@ -243,6 +243,54 @@ sorted_nices() {
 	done
 }
 
+# spinner VAR PREFIX...: a busy loop (run through PREFIX: setsid,
+# setpriv), outside the mount.
+spinner() {
+	local var=$1
+	shift
+	(cd / && exec "$@" bash -c 'while :; do :; done') >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$var" %s "$!"
+}
+
+# sid_of PID: its session id.
+sid_of() {
+	local stat
+	stat=$(cat "/proc/$1/stat") || return 1
+	stat=${stat##*) }
+	set -- $stat
+	echo "$4"
+}
+
+autogroup_nice() {
+	local ag
+	ag=$(cat "/proc/$1/autogroup") || return 1
+	echo "${ag##* }"
+}
+
+@test "a member in a session with unmanaged threads leaves its autogroup alone" {
+	# A user's process in this (root's) session, and one in a session of
+	# its own: only the latter's autogroup nice is cgfused's to set; this
+	# session's would weigh the shell, bats and the daemon too.
+	local mine u s i
+	mine=$(autogroup_nice $$)
+	mkdir a b
+	spinner u setpriv --reuid=65534 --regid=65534 --clear-groups
+	spinner s setsid
+	eventually "$s" sid_of "$s"	# it has left this session
+	echo "$u" >a/cgroup.procs
+	echo "$s" >b/cgroup.procs
+	echo 2 >a/cpu.shares
+	echo 8192 >b/cpu.shares
+	eventually_match '^-' autogroup_nice "$s"
+	run grep -x 'autogroups_left_alone 1' cgfused.stat
+	assert_success
+	for ((i = 0; i < 10; i++)); do
+		[ "$(autogroup_nice $$)" = "$mine" ]
+		sleep 0.1
+	done
+}
+
 @test "a child forked by a member is in its group and managed like it" {
 	local sh child
 	mkdir g

@@ -1,10 +1,14 @@
-/* The allocator's passes: sample, weigh, map, apply. */
+/* The allocator's passes: copy, sample, weigh, map, apply. Only the copy
+ * (core/sched_view.h) and the charging of samples take the core lock; the
+ * /proc reads and the system calls are made without it. */
 #include "alloc/alloc.h"
 
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,45 +16,84 @@
 #include "alloc/alloc_nice.h"
 #include "alloc/alloc_task.h"
 #include "alloc/alloc_weight.h"
-#include "core/css_set.h"
 #include "core/notify.h"
+#include "core/sched_view.h"
 
 /* A thread that is runnable now, or was (running or waiting for a CPU) for
  * this much of the last period, counts as runnable. */
 #define RUNNABLE_FRACTION 0.2
-/* Every this many sampled passes (5 s), nice values and affinities are read
- * back, to catch changes made behind our back. */
+/* Every this many sampled passes (5 s), the runnable threads' nice values
+ * and affinities are read back, to catch changes made behind our back. */
 #define RECONCILE_PASSES 50
-/* A sleeping thread is sampled once in this many periods (see
- * sample_tasks). */
+/* Sleeping threads are checked by process (one clock read) once in this
+ * many periods, and at most SLEEPER_BUDGET processes a period: with 10,000
+ * sleeping processes each is checked every 10 s (see sample_sleepers). */
 #define SLEEPER_PASSES 4
+#define SLEEPER_BUDGET 100
+/* Pass times kept for cgfused.stat's percentiles. */
+#define PASS_RING 256
 
 /* A session autogroup that has managed threads. */
 struct autogroup {
 	int id;
 	pid_t tid;			/* a member, to reach it through /proc */
 	int orig_nice, nice;
+	int floor;			/* this pass: the highest owner_floor of its threads */
 	bool nice_set;
+	/* Every thread of the session is managed (check_sessions): only then
+	 * is its nice, the whole session's, ours to set. */
+	bool whole;
 	double weight;			/* this pass: its runnable threads' target */
 	GArray *buckets;		/* struct nice_bucket */
+};
+
+/* A process with managed threads: sleepers are checked through its CPU
+ * clock. */
+struct alloc_proc {
+	pid_t tgid;
+	bool clock_known;
+	uint64_t clock;			/* its CPU time at the last check */
+	GPtrArray *threads;		/* struct task_sched * */
+};
+
+/* An event heard under the core lock, taken in by the next pass. */
+struct alloc_event {
+	bool fork;			/* else an exit */
+	pid_t tid, parent;
+	struct task_ident ident;
 };
 
 struct allocator {
 	struct cg_core *core;
 	struct cg_subscriber sub;
-	GHashTable *tasks;		/* struct task * -> struct task_sched * */
 	int weight_ssid, cpus_ssid;	/* -1: no such controller mounted */
 	bool may_lower;
-	unsigned rotation;
-	GHashTable *autogroups;		/* id -> struct autogroup * */
-	GHashTable *proc_clock;		/* tgid -> its CPU time at the last sample */
-	struct alloc_stats st;
+	/* Set by the core's events (any thread, under the core lock). */
+	GMutex events_lock;		/* after the core lock; guards events */
+	GArray *events;			/* struct alloc_event */
+	atomic_bool view_stale;		/* the tree or a membership changed */
 	int kick_fd;
 	atomic_bool kicked;		/* the thread has been woken */
-	atomic_bool stale;		/* something changed since the last placing */
+	/* The allocator thread's own (alloc_pass, alloc_free). */
+	struct sched_view view;
+	GPtrArray *order;		/* struct task_sched * of view.tasks[i] */
+	GHashTable *tasks;		/* tid -> struct task_sched * */
+	GHashTable *procs;		/* tgid -> struct alloc_proc * */
+	GPtrArray *proc_list;		/* the same, for the sleepers' rotation */
+	guint proc_cursor;
+	GArray *charges;		/* struct sched_sample */
+	unsigned rotation;
+	GHashTable *autogroups;		/* id -> struct autogroup * */
+	struct alloc_stats st;
+	uint64_t ring[PASS_RING];	/* the last passes' times, ns */
 	bool changed;			/* a sample or a new thread changed the picture */
+	bool sessions_stale;		/* check_sessions before weighing sessions */
 	bool dithering;			/* the last placing dithers in time */
 	bool empty;			/* no group but the roots, no task */
+	/* What cgfused.stat shows (read under the core lock by on_stat). */
+	GMutex shown_lock;		/* after the core lock */
+	struct alloc_stats shown;
+	uint64_t p50_ns, p99_ns;
 };
 
 static uint64_t now_ns(void)
@@ -79,7 +122,6 @@ void alloc_kick(struct allocator *a)
 {
 	uint64_t one = 1;
 
-	atomic_store(&a->stale, true);
 	if (atomic_exchange(&a->kicked, true))
 		return;
 	if (write(a->kick_fd, &one, sizeof(one)) < 0)
@@ -102,21 +144,20 @@ static void count_call(struct allocator *a, uint64_t *counter, int ret)
 		a->st.failed_calls++;
 }
 
-static void set_nice(struct allocator *a, pid_t tid, struct task_sched *s, int nice)
+static void set_nice(struct allocator *a, struct task_sched *s, int nice)
 {
 	struct kfacade *kf = a->core->kf;
-	int ret = kf->ops->set_nice(kf, tid, nice);
+	int ret = kf->ops->set_nice(kf, s->tid, nice);
 
 	count_call(a, &a->st.nice_calls, ret);
 	if (ret == 0)
 		s->nice = nice;
 }
 
-static void set_cpus(struct allocator *a, pid_t tid, struct task_sched *s,
-		     const struct cpumask *cpus)
+static void set_cpus(struct allocator *a, struct task_sched *s, const struct cpumask *cpus)
 {
 	struct kfacade *kf = a->core->kf;
-	int ret = kf->ops->set_affinity(kf, tid, cpus);
+	int ret = kf->ops->set_affinity(kf, s->tid, cpus);
 
 	count_call(a, &a->st.affinity_calls, ret);
 	if (ret == 0)
@@ -124,27 +165,45 @@ static void set_cpus(struct allocator *a, pid_t tid, struct task_sched *s,
 }
 
 /* A thread leaves management while alive: its original nice and affinity
- * come back now. */
-static void restore_task(struct allocator *a, pid_t tid, struct task_sched *s)
+ * come back (a gone one has nothing to give back, and its id may be
+ * another thread's by now). */
+static void restore_task(struct allocator *a, struct task_sched *s)
 {
-	if (s->nice_set && a->may_lower)
-		set_nice(a, tid, s, s->orig_nice);
-	if (s->cpus_set)
-		set_cpus(a, tid, s, &s->orig_cpus);
+	if (!s->exited && s->nice_set && a->may_lower)
+		set_nice(a, s, s->orig_nice);
+	if (!s->exited && s->cpus_set)
+		set_cpus(a, s, &s->orig_cpus);
 	s->nice_set = s->cpus_set = false;
 }
 
+/* The lowest nice the thread's owner could set: any for root's, else
+ * 20 - RLIMIT_NICE (the kernel's can_nice()): cgfused lends no user more
+ * priority than the user could take (issue 13). Unknown: NICE_MAX (only
+ * what it has, with floor_nice). */
+static int owner_floor(struct kfacade *kf, pid_t tid)
+{
+	struct task_uids uids;
+	int rlim;
+
+	if (kf->ops->task_uids(kf, tid, &uids) < 0 || kf->ops->nice_rlimit(kf, tid, &rlim) < 0)
+		return NICE_MAX;
+	if (uids.uid == 0 || uids.euid == 0)
+		return NICE_MIN;
+	return CLAMP(20 - rlim, NICE_MIN, NICE_MAX);
+}
+
 /* Reads what the thread has before we change anything. */
-static void see_task(struct allocator *a, struct task *t, struct task_sched *s)
+static void see_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
 	int nice = 0, ag = 0, ag_nice = 0;
 
-	if (kf->ops->get_nice(kf, t->tid, &nice) < 0)
+	if (kf->ops->get_nice(kf, s->tid, &nice) < 0)
 		return;
-	if (kf->ops->get_affinity(kf, t->tid, &s->orig_cpus) < 0)
+	if (kf->ops->get_affinity(kf, s->tid, &s->orig_cpus) < 0)
 		return;
-	kf->ops->get_autogroup(kf, t->tid, &ag, &ag_nice);
+	kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice);
+	s->owner_floor = owner_floor(kf, s->tid);
 	s->orig_nice = s->nice = nice;
 	s->cpus = s->orig_cpus;
 	s->autogroup = ag;
@@ -153,109 +212,177 @@ static void see_task(struct allocator *a, struct task *t, struct task_sched *s)
 }
 
 /* Catches changes made by others (a renice, an affinity the task set
- * itself outside its cpuset): what it has now is what we compare with.
- * (A session is read once per thread: /proc/PID/autogroup costs a file.) */
-static void reconcile_task(struct allocator *a, struct task *t, struct task_sched *s)
+ * itself outside its cpuset, a new session): what it has now is what we
+ * compare with. Runnable threads only: a sleeper's nice matters when it
+ * wakes, and a wake-up places it again. */
+static void reconcile_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
-	int nice;
+	int nice, ag, ag_nice;
 
-	if (s->nice_set && kf->ops->get_nice(kf, t->tid, &nice) == 0)
+	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != s->autogroup) {
+		s->autogroup = ag;
+		a->sessions_stale = true;
+	}
+
+	if (s->nice_set && kf->ops->get_nice(kf, s->tid, &nice) == 0)
 		s->nice = nice;
 	if (s->cpus_set)
-		kf->ops->get_affinity(kf, t->tid, &s->cpus);
+		kf->ops->get_affinity(kf, s->tid, &s->cpus);
 }
 
-/* Whether any thread of the process ran since its CPU time was last read
- * (once a pass: ran caches the answers of this pass). */
-static bool process_ran(struct allocator *a, GHashTable *ran, pid_t tgid)
+/* Takes in the forks and exits heard of since the last pass. */
+static void take_events(struct allocator *a)
 {
-	struct kfacade *kf = a->core->kf;
-	gpointer key = GINT_TO_POINTER(tgid), cached;
-	uint64_t now, *then;
-	bool moved;
+	GArray *ev;
 
-	if (g_hash_table_lookup_extended(ran, key, NULL, &cached))
-		return GPOINTER_TO_INT(cached);
-	then = g_hash_table_lookup(a->proc_clock, key);
-	if (kf->ops->process_cputime(kf, tgid, &now) < 0) {
-		moved = true;
-	} else {
-		moved = !then || *then != now;
-		if (!then) {
-			then = g_new(uint64_t, 1);
-			g_hash_table_insert(a->proc_clock, key, then);
-		}
-		*then = now;
+	g_mutex_lock(&a->events_lock);
+	ev = a->events;
+	a->events = g_array_new(FALSE, FALSE, sizeof(struct alloc_event));
+	g_mutex_unlock(&a->events_lock);
+	for (guint i = 0; i < ev->len; i++) {
+		const struct alloc_event *e = &g_array_index(ev, struct alloc_event, i);
+		struct task_sched *s;
+
+		if (e->fork)
+			alloc_task_fork(a->tasks, e->parent, e->tid, &e->ident);
+		else if ((s = alloc_task_lookup(a->tasks, e->tid)) && s->ident.ino == e->ident.ino)
+			s->exited = true;
 	}
-	g_hash_table_insert(ran, key, GINT_TO_POINTER(moved));
-	return moved;
+	g_array_unref(ev);
 }
 
-/* Forgets the CPU times of processes that have no managed thread. */
-static void forget_processes(struct allocator *a, GPtrArray *tasks)
+static void free_proc(gpointer p)
+{
+	struct alloc_proc *pr = p;
+
+	g_ptr_array_unref(pr->threads);
+	g_free(pr);
+}
+
+/* A new copy of the tree: entries for its threads, and the threads that
+ * are no longer managed get their own nice and affinity back. */
+static void sync_tasks(struct allocator *a)
 {
 	GHashTable *live = g_hash_table_new(NULL, NULL);
 	GHashTableIter iter;
-	gpointer tgid;
+	struct task_sched *s;
+	struct alloc_proc *pr;
 
-	for (guint i = 0; i < tasks->len; i++)
-		g_hash_table_add(live, GINT_TO_POINTER(((struct task *)tasks->pdata[i])->ident.tgid));
-	g_hash_table_iter_init(&iter, a->proc_clock);
-	while (g_hash_table_iter_next(&iter, &tgid, NULL))
-		if (!g_hash_table_contains(live, tgid))
+	g_ptr_array_set_size(a->order, 0);
+	g_hash_table_iter_init(&iter, a->procs);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&pr))
+		g_ptr_array_set_size(pr->threads, 0);
+	for (guint i = 0; i < a->view.tasks->len; i++) {
+		const struct sched_task *t = &g_array_index(a->view.tasks, struct sched_task, i);
+
+		s = alloc_task_lookup(a->tasks, t->tid);
+		/* Another thread of the same id: the old one is gone. */
+		if (!s || s->ident.ino != t->ident.ino || s->exited)
+			s = alloc_task_add(a->tasks, t->tid, &t->ident);
+		g_ptr_array_add(a->order, s);
+		g_hash_table_add(live, s);
+		pr = g_hash_table_lookup(a->procs, GINT_TO_POINTER(t->ident.tgid));
+		if (!pr) {
+			pr = g_new0(struct alloc_proc, 1);
+			pr->tgid = t->ident.tgid;
+			pr->threads = g_ptr_array_new();
+			g_hash_table_insert(a->procs, GINT_TO_POINTER(pr->tgid), pr);
+		}
+		g_ptr_array_add(pr->threads, s);
+	}
+	g_hash_table_iter_init(&iter, a->tasks);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
+		if (!g_hash_table_contains(live, s)) {
+			restore_task(a, s);
 			g_hash_table_iter_remove(&iter);
+		}
+	g_ptr_array_set_size(a->proc_list, 0);
+	g_hash_table_iter_init(&iter, a->procs);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&pr)) {
+		if (!pr->threads->len)
+			g_hash_table_iter_remove(&iter);
+		else
+			g_ptr_array_add(a->proc_list, pr);
+	}
 	g_hash_table_destroy(live);
+	a->changed = true;
+	a->sessions_stale = true;
 }
 
-/* Reads the managed threads' CPU figures, charges them, and tells runnable
- * threads from sleeping ones. A runnable thread is read every pass; a
- * sleeping one every SLEEPER_PASSES passes (a wake-up is seen within that
- * many periods), and not while its process's CPU time has not moved (none
- * of its threads ran, so none woke): reading is what the allocator's time
- * goes to (a /proc read costs 6-14 us on this kind of machine). */
-static void sample_tasks(struct allocator *a, GPtrArray *tasks)
+/* Reads one thread's CPU figures, tells whether it is runnable, and keeps
+ * the sample to charge. */
+static void sample_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
-	GHashTable *ran = g_hash_table_new(NULL, NULL);
+	struct sched_sample sample = { s->tid, s->ident, { 0 } };
+	uint64_t at = now_ns();
 
-	for (guint i = 0; i < tasks->len; i++) {
-		struct task *t = g_ptr_array_index(tasks, i);
-		struct task_sched *s = alloc_task_get(a->tasks, t);
-		struct task_cputime now;
-		uint64_t at;
+	if (s->exited || kf->ops->task_cputime(kf, s->ident.tgid, s->tid, &sample.now) < 0)
+		return;
+	a->st.samples++;
+	if (s->sampled) {
+		uint64_t busy = (sample.now.run_ns - MIN(sample.now.run_ns, s->run_ns)) +
+				(sample.now.wait_ns - MIN(sample.now.wait_ns, s->wait_ns));
+		bool runnable = sample.now.runnable ||
+				busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
 
-		/* A runnable thread is read each time: one that waits for a
-		 * CPU all period long does not run, but is still runnable. */
-		if (s->sampled && !s->runnable) {
-			/* Sleepers by process, so a process's clock is read once. */
-			if ((unsigned)t->ident.tgid % SLEEPER_PASSES != a->rotation % SLEEPER_PASSES)
-				continue;
-			if (!process_ran(a, ran, t->ident.tgid))
-				continue;
-		}
-		at = now_ns();
-		if (kf->ops->task_cputime(kf, t->ident.tgid, t->tid, &now) < 0)
-			continue;
-		a->st.samples++;
-		if (s->sampled) {
-			uint64_t busy = (now.run_ns - MIN(now.run_ns, s->run_ns)) +
-					(now.wait_ns - MIN(now.wait_ns, s->wait_ns));
-			bool runnable = now.runnable ||
-					busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
-
-			a->changed |= runnable != s->runnable;
-			s->runnable = runnable;
-		} else {
-			s->runnable = true;	/* until we know better */
-		}
-		s->sampled = true;
-		s->run_ns = now.run_ns;
-		s->wait_ns = now.wait_ns;
-		s->at_ns = at;
-		task_charge(a->core, t, &now);
+		a->changed |= runnable != s->runnable;
+		s->runnable = runnable;
+	} else {
+		s->runnable = true;	/* until we know better */
 	}
-	g_hash_table_destroy(ran);
+	s->sampled = true;
+	s->run_ns = sample.now.run_ns;
+	s->wait_ns = sample.now.wait_ns;
+	s->at_ns = at;
+	g_array_append_val(a->charges, sample);
+}
+
+/* Sleepers are checked by process: while its CPU clock has not moved none
+ * of its threads ran, so none woke. A few processes a period, in turn. */
+static void sample_sleepers(struct allocator *a)
+{
+	struct kfacade *kf = a->core->kf;
+	guint n = a->proc_list->len, k = MIN((n + SLEEPER_PASSES - 1) / SLEEPER_PASSES,
+					     SLEEPER_BUDGET);
+
+	for (guint j = 0; j < k; j++) {
+		struct alloc_proc *pr = a->proc_list->pdata[(a->proc_cursor + j) % n];
+		uint64_t now;
+		bool ran = kf->ops->process_cputime(kf, pr->tgid, &now) < 0 ||
+			   !pr->clock_known || now != pr->clock;
+
+		pr->clock_known = true;
+		pr->clock = now;
+		if (!ran)
+			continue;
+		for (guint i = 0; i < pr->threads->len; i++) {
+			struct task_sched *s = pr->threads->pdata[i];
+
+			if (s->sampled && !s->runnable)
+				sample_task(a, s);
+		}
+	}
+	a->proc_cursor = n ? (a->proc_cursor + k) % n : 0;
+}
+
+/* Reads the runnable threads' CPU figures every period (one that waits
+ * for a CPU all period long does not run, but is still runnable), the
+ * sleepers' now and then (sample_sleepers), and charges them: reading is
+ * what the allocator's time goes to (a /proc read costs 6-14 us on this
+ * kind of machine). */
+static void sample_tasks(struct allocator *a)
+{
+	for (guint i = 0; i < a->order->len; i++) {
+		struct task_sched *s = a->order->pdata[i];
+
+		if (!s->sampled || s->runnable)
+			sample_task(a, s);
+	}
+	sample_sleepers(a);
+	sched_view_charge(a->core, (const struct sched_sample *)a->charges->data, a->charges->len);
+	g_array_set_size(a->charges, 0);
 }
 
 /* Buckets: threads of one leaf group, one session, one own nice and one
@@ -283,8 +410,7 @@ static gboolean bucket_key_equal(gconstpointer a, gconstpointer b)
 	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
 }
 
-static struct autogroup *autogroup_of(struct allocator *a, struct task *t,
-				      const struct task_sched *s)
+static struct autogroup *autogroup_of(struct allocator *a, const struct task_sched *s)
 {
 	gpointer key = GINT_TO_POINTER(s->autogroup);
 	struct autogroup *ag = g_hash_table_lookup(a->autogroups, key);
@@ -294,24 +420,25 @@ static struct autogroup *autogroup_of(struct allocator *a, struct task *t,
 		int id;
 
 		ag = g_new0(struct autogroup, 1);
+		ag->floor = NICE_MIN;
 		ag->id = s->autogroup;
-		ag->tid = t->tid;
-		kf->ops->get_autogroup(kf, t->tid, &id, &ag->orig_nice);
+		ag->tid = s->tid;
+		kf->ops->get_autogroup(kf, s->tid, &id, &ag->orig_nice);
 		ag->nice = ag->orig_nice;
 		g_hash_table_insert(a->autogroups, key, ag);
 	}
 	if (!ag->buckets)
 		ag->buckets = g_array_new(FALSE, TRUE, sizeof(struct nice_bucket));
-	ag->tid = t->tid;
+	ag->tid = s->tid;
 	return ag;
 }
 
-/* The lowest nice the mapping may give a thread: anything as root, else
- * its own (unprivileged, nice only goes up; a thread already above what it
- * should have keeps its nice). */
+/* The lowest nice the mapping may give a thread: what its owner could set,
+ * or its own if lower; unprivileged, its own (nice only goes up; a thread
+ * already above what it should have keeps its nice). */
 static int floor_nice(const struct allocator *a, const struct task_sched *s)
 {
-	return a->may_lower ? NICE_MIN : s->orig_nice;
+	return a->may_lower ? MIN(s->orig_nice, s->owner_floor) : s->orig_nice;
 }
 
 struct placed {
@@ -331,8 +458,8 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 
 	for (guint i = 0; i < targets->len; i++) {
 		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
-		struct autogroup *ag = autogroup_of(a, tg->t, tg->s);
-		struct bucket_key k = { tg->leaf->id, tg->weight, ag->id, tg->s->orig_nice,
+		struct autogroup *ag = autogroup_of(a, tg->s);
+		struct bucket_key k = { tg->leaf, tg->weight, ag->id, tg->s->orig_nice,
 					tg->runnable };
 		struct bucket_key *key;
 		gpointer found;
@@ -357,6 +484,7 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->s));
 		if (tg->runnable)
 			ag->weight += tg->weight;
+		ag->floor = MAX(ag->floor, tg->s->owner_floor);
 		g_array_append_val(placed, p);
 	}
 	g_hash_table_destroy(index);
@@ -389,6 +517,48 @@ static void forget_autogroups(struct allocator *a)
  * managed threads run in more than one, each session's nice is set from its
  * runnable threads' total target weight (unprivileged: only upwards from
  * the heaviest, which stays as it is). One session: left as it was. */
+/* Which sessions have only managed threads. A session's autogroup nice
+ * weighs every thread of the session, and one that also holds threads
+ * cgfused does not manage (a user's process in root's login session, the
+ * shell that started it) is not cgfused's to change (issue 13): those are
+ * left alone. One /proc read per process of the system, so only when
+ * sessions are to be weighed, after a new copy of the tree or a reconcile. */
+static void check_sessions(struct allocator *a)
+{
+	struct kfacade *kf = a->core->kf;
+	GArray *procs = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	bool listed = kf->ops->all_tasks(kf, procs, true) == 0;
+	GHashTableIter iter;
+	struct autogroup *ag;
+
+	g_hash_table_iter_init(&iter, a->autogroups);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
+		ag->whole = listed;
+	for (guint i = 0; listed && i < procs->len; i++) {
+		pid_t pid = g_array_index(procs, pid_t, i);
+		int id, nice;
+
+		if (kf->ops->get_autogroup(kf, pid, &id, &nice) < 0)
+			continue;
+		ag = g_hash_table_lookup(a->autogroups, GINT_TO_POINTER(id));
+		if (!ag || !ag->whole)
+			continue;
+		g_array_set_size(tids, 0);
+		if (kf->ops->thread_ids(kf, pid, tids) < 0)
+			continue;
+		for (guint k = 0; k < tids->len && ag->whole; k++) {
+			const struct task_sched *s =
+				alloc_task_lookup(a->tasks, g_array_index(tids, pid_t, k));
+
+			ag->whole = s && !s->exited;
+		}
+	}
+	g_array_unref(procs);
+	g_array_unref(tids);
+	a->sessions_stale = false;
+}
+
 static void weigh_autogroups(struct allocator *a)
 {
 	struct kfacade *kf = a->core->kf;
@@ -403,14 +573,19 @@ static void weigh_autogroups(struct allocator *a)
 			busy++;
 		heaviest = MAX(heaviest, ag->weight);
 	}
+	if (busy > 1 && a->sessions_stale)
+		check_sessions(a);
+	a->st.autogroups_left_alone = 0;
 	g_hash_table_iter_init(&iter, a->autogroups);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag)) {
 		int want = ag->orig_nice;
 
-		if (busy > 1 && ag->weight > 0)
-			want = a->may_lower ? weight_to_nice(ag->weight)
+		if (busy > 1 && !ag->whole)
+			a->st.autogroups_left_alone++;	/* not ours: as it was */
+		else if (busy > 1 && ag->weight > 0)
+			want = a->may_lower ? MAX(weight_to_nice(ag->weight), MIN(ag->orig_nice, ag->floor))
 					    : MAX(ag->orig_nice, weight_to_nice(ag->weight * 1024 / heaviest));
-		if (want == ag->nice || (busy > 1 && ag->weight == 0))
+		if (want == ag->nice || (busy > 1 && ag->weight == 0 && ag->whole))
 			continue;
 		int ret = kf->ops->set_autogroup_nice(kf, ag->tid, want);
 
@@ -420,6 +595,22 @@ static void weigh_autogroups(struct allocator *a)
 			ag->nice_set = want != ag->orig_nice;
 		}
 	}
+}
+
+/* A sleeping thread's nice matters only when it runs: once placed asleep,
+ * it is left alone while it is within a nice step of its target (a placing
+ * when a sibling comes or goes does not re-nice every sleeper), and placed
+ * exactly again when a sample finds it awake. */
+static bool near_enough(struct task_sched *s, int want)
+{
+	if (s->runnable) {
+		s->placed_asleep = false;
+		return false;
+	}
+	if (s->placed_asleep && abs(want - s->nice) <= 1)
+		return true;
+	s->placed_asleep = true;
+	return false;
 }
 
 static void apply_nice(struct allocator *a, GArray *placed)
@@ -437,7 +628,6 @@ static void apply_nice(struct allocator *a, GArray *placed)
 	a->dithering = false;
 	for (guint i = 0; i < placed->len; i++) {
 		struct placed *p = &g_array_index(placed, struct placed, i);
-		struct task *t = p->target.t;
 		struct task_sched *s = p->target.s;
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
@@ -446,35 +636,25 @@ static void apply_nice(struct allocator *a, GArray *placed)
 		/* Unprivileged, dithering would ratchet every nice up to 19. */
 		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
 
-		if (!s->seen)
+		if (!s->seen || s->exited)
 			continue;
 		if (!a->may_lower)
 			want = MAX(want, s->nice);
-		if (want == s->nice)
+		if (near_enough(s, want) || want == s->nice)
 			continue;
 		s->nice_set = true;
-		set_nice(a, t->tid, s, want);
+		set_nice(a, s, want);
 	}
 }
 
-/* The cgroup's CPUs for a thread in a non-root cpuset; NULL in the root. */
-static const struct cpumask *task_cpus(struct allocator *a, struct task *t)
+static void apply_cpus(struct allocator *a, const struct sched_task *t, struct task_sched *s)
 {
-	struct css *css;
-
-	if (a->cpus_ssid < 0)
-		return NULL;
-	css = t->cset->subsys[a->cpus_ssid];
-	return css->parent ? css->ss->cpus(css) : NULL;
-}
-
-static void apply_cpus(struct allocator *a, struct task *t, struct task_sched *s)
-{
-	const struct cpumask *want = task_cpus(a, t);
+	const struct cpumask *want =
+		t->cpus < 0 ? NULL : &g_array_index(a->view.cpus, struct cpumask, t->cpus);
 
 	if (!want) {
 		if (s->cpus_set) {
-			set_cpus(a, t->tid, s, &s->orig_cpus);
+			set_cpus(a, s, &s->orig_cpus);
 			s->cpus_set = false;
 		}
 		return;
@@ -488,12 +668,7 @@ static void apply_cpus(struct allocator *a, struct task *t, struct task_sched *s
 	    !cpumask_empty(&s->cpus) && cpumask_subset(&s->cpus, want))
 		return;
 	s->cpus_set = true;
-	set_cpus(a, t->tid, s, want);
-}
-
-static bool in_weighed_group(struct allocator *a, struct task *t)
-{
-	return a->weight_ssid >= 0 && t->cset->subsys[a->weight_ssid]->parent;
+	set_cpus(a, s, want);
 }
 
 static void end_autogroup_pass(struct allocator *a)
@@ -506,29 +681,29 @@ static void end_autogroup_pass(struct allocator *a)
 		if (ag->buckets)
 			g_array_set_size(ag->buckets, 0);
 		ag->weight = 0;
+		ag->floor = NICE_MIN;
 	}
 }
 
 /* Weighs every managed thread and applies nice values and affinities. */
-static void place_tasks(struct allocator *a, GPtrArray *tasks)
+static void place_tasks(struct allocator *a)
 {
 	GArray *targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target)), *placed;
 
-	if (a->weight_ssid >= 0)
-		alloc_weights(a->core, a->weight_ssid, a->tasks, targets);
+	alloc_weights(&a->view, (struct task_sched *const *)a->order->pdata, targets);
 	placed = bucket_targets(a, targets);
 	forget_autogroups(a);
 	weigh_autogroups(a);
 	apply_nice(a, placed);
-	for (guint i = 0; i < tasks->len; i++) {
-		struct task *t = g_ptr_array_index(tasks, i);
-		struct task_sched *s = alloc_task_get(a->tasks, t);
+	for (guint i = 0; i < a->order->len; i++) {
+		const struct sched_task *t = &g_array_index(a->view.tasks, struct sched_task, i);
+		struct task_sched *s = a->order->pdata[i];
 
-		if (!s->seen)
+		if (!s->seen || s->exited)
 			continue;
-		if (!in_weighed_group(a, t) && s->nice_set) {
+		if (t->group <= 0 && s->nice_set) {
 			if (a->may_lower)
-				set_nice(a, t->tid, s, s->orig_nice);
+				set_nice(a, s, s->orig_nice);
 			s->nice_set = false;
 		}
 		apply_cpus(a, t, s);
@@ -538,110 +713,142 @@ static void place_tasks(struct allocator *a, GPtrArray *tasks)
 	g_array_unref(targets);
 }
 
+static int cmp_u64(const void *x, const void *y)
+{
+	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* The pass's time into the ring, and the figures cgfused.stat shows. */
+static void publish(struct allocator *a, uint64_t pass_ns)
+{
+	uint64_t sorted[PASS_RING];
+	unsigned n = (unsigned)MIN(a->st.passes, PASS_RING);
+
+	a->st.last_pass_ns = pass_ns;
+	a->st.max_pass_ns = MAX(a->st.max_pass_ns, pass_ns);
+	a->ring[(a->st.passes - 1) % PASS_RING] = pass_ns;
+	memcpy(sorted, a->ring, n * sizeof(sorted[0]));
+	qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
+	g_mutex_lock(&a->shown_lock);
+	a->shown = a->st;
+	a->p50_ns = sorted[(n - 1) / 2];
+	a->p99_ns = sorted[(n - 1) * 99 / 100];
+	g_mutex_unlock(&a->shown_lock);
+}
+
+static bool view_stale(void *data)
+{
+	struct allocator *a = data;
+
+	return atomic_exchange(&a->view_stale, false);
+}
+
 void alloc_pass(struct allocator *a, bool sample)
 {
-	struct cg_core *core = a->core;
 	uint64_t start = now_ns();
-	GPtrArray *tasks = g_ptr_array_new();
-	GHashTableIter iter;
-	struct task *t;
-	bool reconcile, empty;
+	bool reconcile = sample && a->rotation % RECONCILE_PASSES == 0, placing;
 
-	cg_write_lock(&core->lock);
-	task_catch_up(core);
-	g_hash_table_iter_init(&iter, core->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-		if (t->cset != core->init_css_set)
-			g_ptr_array_add(tasks, t);
-	a->st.managed = tasks->len;
-	/* Nothing but the roots and no task: the state after a clean-up. */
-	empty = !g_hash_table_size(core->tasks) && g_hash_table_size(core->cgroups) == core->roots->len;
-	reconcile = sample && a->rotation % RECONCILE_PASSES == 0;
+	/* A copy only when something changed: a quiet pass costs no walk. */
+	placing = sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, view_stale, a, &a->view);
+	take_events(a);
+	if (placing)
+		sync_tasks(a);
+	a->st.managed = a->order->len;
 	if (sample) {
-		sample_tasks(a, tasks);
-		if (reconcile)
-			forget_processes(a, tasks);
+		sample_tasks(a);
 		a->rotation++;
 	}
-	for (guint i = 0; i < tasks->len; i++) {
-		struct task_sched *s;
+	for (guint i = 0; i < a->order->len; i++) {
+		struct task_sched *s = a->order->pdata[i];
 
-		t = g_ptr_array_index(tasks, i);
-		s = alloc_task_get(a->tasks, t);
+		if (s->exited)
+			continue;
 		if (!s->seen)
-			see_task(a, t, s);
-		else if (reconcile)
-			reconcile_task(a, t, s);
+			see_task(a, s);
+		else if (reconcile && s->runnable)
+			reconcile_task(a, s);
 	}
 	/* Placing costs a walk of every thread: only when something changed
 	 * (or a time dither moves on). */
-	if (atomic_exchange(&a->stale, false) || a->changed || a->dithering || reconcile) {
+	a->sessions_stale |= reconcile;
+	if (placing || a->changed || a->dithering || reconcile) {
 		a->changed = false;
-		place_tasks(a, tasks);
+		place_tasks(a);
 		a->st.placings++;
 	}
 	a->st.passes++;
-	a->st.last_pass_ns = now_ns() - start;
-	a->st.max_pass_ns = MAX(a->st.max_pass_ns, a->st.last_pass_ns);
-	cg_write_unlock(&core->lock);
-	g_ptr_array_unref(tasks);
+	publish(a, now_ns() - start);
 	/* The hierarchy just emptied: give back the whole pages malloc keeps
 	 * free inside its arenas (it trims only an arena's top by itself);
 	 * measured in docs/soak.md. */
-	if (empty && !a->empty)
+	if (a->view.empty && !a->empty)
 		malloc_trim(0);
-	a->empty = empty;
+	a->empty = a->view.empty;
 }
 
 static void on_stat(void *data, GString *out);
 
-/* The core's events (core/notify.h): record, kick, and nothing slow but
- * giving back a leaving thread's own nice and affinity at once. */
+/* The core's events (core/notify.h), under the core lock: record, kick. */
 
-/* Tasks moved: those now in a group are managed (an entry, so that a
- * fork or an exit finds it); those back in the root of every hierarchy
- * leave management. */
+static void changed(struct allocator *a)
+{
+	atomic_store(&a->view_stale, true);
+	alloc_kick(a);
+}
+
+/* Tasks moved: the next pass copies the tree again; one back in the root
+ * of every hierarchy gets its own nice and affinity back then. */
 static void on_attach(void *data, struct task *const *tasks, unsigned n,
 		      const struct cg_root *root)
 {
-	struct allocator *a = data;
-	struct css_set *init = a->core->init_css_set;
-
+	(void)tasks;
+	(void)n;
 	(void)root;
-	for (unsigned i = 0; i < n; i++) {
-		struct task_sched *s;
+	changed(data);
+}
 
-		if (tasks[i]->cset != init)
-			alloc_task_get(a->tasks, tasks[i]);
-		else if ((s = alloc_task_lookup(a->tasks, tasks[i])))
-			restore_task(a, tasks[i]->tid, s);
-	}
-	alloc_kick(a);
+static void record(struct allocator *a, bool fork, struct task *parent, struct task *t)
+{
+	struct alloc_event e = { fork, t->tid, parent ? parent->tid : 0, t->ident };
+
+	g_mutex_lock(&a->events_lock);
+	g_array_append_val(a->events, e);
+	g_mutex_unlock(&a->events_lock);
+	changed(a);
 }
 
 static void on_fork(void *data, struct task *parent, struct task *child)
 {
-	struct allocator *a = data;
-
-	alloc_task_fork(a->tasks, parent, child);
-	alloc_kick(a);
+	record(data, true, parent, child);
 }
 
 /* The thread is gone: nothing to give back. */
 static void on_task_exit(void *data, struct task *t)
 {
-	struct allocator *a = data;
-
-	if (g_hash_table_remove(a->tasks, t))
-		alloc_kick(a);
+	record(data, false, NULL, t);
 }
 
-/* shares, cpus: applied soon. */
+/* mkdir, rmdir, shares, cpus: applied soon. */
 static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
 	(void)cgrp;
 	(void)file;
-	alloc_kick(data);
+	changed(data);
+}
+
+static void on_mkdir(void *data, struct cgroup *cgrp)
+{
+	(void)cgrp;
+	changed(data);
+}
+
+static void on_rmdir(void *data, struct cgroup *parent, const char *name)
+{
+	(void)parent;
+	(void)name;
+	changed(data);
 }
 
 struct allocator *alloc_new(struct cg_core *core)
@@ -652,9 +859,9 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->core = core;
 	a->weight_ssid = a->cpus_ssid = -1;
 	for (unsigned i = 0; i < core->nr_subsys; i++) {
-		if (core->subsys[i]->weight && alloc_weight_root(core, (int)i))
+		if (core->subsys[i]->weight && sched_view_mounted(core, (int)i))
 			a->weight_ssid = (int)i;
-		if (core->subsys[i]->cpus && alloc_weight_root(core, (int)i))
+		if (core->subsys[i]->cpus && sched_view_mounted(core, (int)i))
 			a->cpus_ssid = (int)i;
 	}
 	a->may_lower = kf->ops->may_lower_nice(kf);
@@ -662,42 +869,62 @@ struct allocator *alloc_new(struct cg_core *core)
 		g_message("not privileged: nice values can only be raised, never lowered or "
 			  "restored, and sessions are weighed only downwards; see cgfused(8)");
 	a->autogroups = g_hash_table_new_full(NULL, NULL, NULL, free_autogroup);
-	a->proc_clock = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
+	a->procs = g_hash_table_new_full(NULL, NULL, NULL, free_proc);
+	a->proc_list = g_ptr_array_new();
+	a->order = g_ptr_array_new();
+	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
+	a->events = g_array_new(FALSE, FALSE, sizeof(struct alloc_event));
+	g_mutex_init(&a->events_lock);
+	g_mutex_init(&a->shown_lock);
+	sched_view_init(&a->view);
+	atomic_store(&a->view_stale, true);	/* the tree as it is now */
 	a->sub = (struct cg_subscriber){
 		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
-		.changed = on_changed, .stat = on_stat,
+		.changed = on_changed, .mkdir = on_mkdir, .rmdir = on_rmdir, .stat = on_stat,
 	};
 	cg_subscribe(core, &a->sub);
 	return a;
 }
 
+static bool always(void *data)
+{
+	(void)data;
+	return true;
+}
+
 void alloc_free(struct allocator *a)
 {
-	struct cg_core *core;
+	struct kfacade *kf;
 	GHashTableIter iter;
-	struct task *t;
 	struct task_sched *s;
 	struct autogroup *ag;
 
 	if (!a)
 		return;
-	core = a->core;
-	cg_write_lock(&core->lock);
-	task_catch_up(core);
+	kf = a->core->kf;
+	/* The exits up to now, so that no gone thread's id is touched. */
+	sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, always, NULL, &a->view);
+	take_events(a);
+	cg_unsubscribe(a->core, &a->sub);
 	g_hash_table_iter_init(&iter, a->tasks);
-	while (g_hash_table_iter_next(&iter, (gpointer *)&t, (gpointer *)&s))
-		restore_task(a, t->tid, s);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
+		restore_task(a, s);
 	g_hash_table_iter_init(&iter, a->autogroups);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
 		if (ag->nice_set)
-			core->kf->ops->set_autogroup_nice(core->kf, ag->tid, ag->orig_nice);
-	cg_unsubscribe_locked(core, &a->sub);
-	cg_write_unlock(&core->lock);
+			kf->ops->set_autogroup_nice(kf, ag->tid, ag->orig_nice);
 	g_hash_table_destroy(a->tasks);
+	g_hash_table_destroy(a->procs);
+	g_ptr_array_unref(a->proc_list);
+	g_ptr_array_unref(a->order);
+	g_array_unref(a->charges);
+	g_array_unref(a->events);
 	g_hash_table_destroy(a->autogroups);
-	g_hash_table_destroy(a->proc_clock);
+	sched_view_clear(&a->view);
+	g_mutex_clear(&a->events_lock);
+	g_mutex_clear(&a->shown_lock);
 	close(a->kick_fd);
 	g_free(a);
 }
@@ -710,9 +937,15 @@ const struct alloc_stats *alloc_stats(struct allocator *a)
 /* What cgfused.stat shows after the core's lines. */
 static void on_stat(void *data, GString *out)
 {
-	const struct allocator *a = data;
-	const struct alloc_stats *st = &a->st;
+	struct allocator *a = data;
+	struct alloc_stats st;
+	uint64_t p50, p99;
 
+	g_mutex_lock(&a->shown_lock);
+	st = a->shown;
+	p50 = a->p50_ns;
+	p99 = a->p99_ns;
+	g_mutex_unlock(&a->shown_lock);
 	g_string_append_printf(out,
 		"managed_threads %u\n"
 		"passes %" G_GUINT64_FORMAT "\n"
@@ -724,9 +957,13 @@ static void on_stat(void *data, GString *out)
 		"failed_calls %" G_GUINT64_FORMAT "\n"
 		"last_pass_us %" G_GUINT64_FORMAT "\n"
 		"max_pass_us %" G_GUINT64_FORMAT "\n"
+		"p50_pass_us %" G_GUINT64_FORMAT "\n"
+		"p99_pass_us %" G_GUINT64_FORMAT "\n"
 		"weight_error_ppm %.0f\n"
+		"autogroups_left_alone %u\n"
 		"privileged %d\n",
-		st->managed, st->passes, st->placings, st->samples, st->nice_calls, st->affinity_calls,
-		st->autogroup_calls, st->failed_calls, st->last_pass_ns / 1000,
-		st->max_pass_ns / 1000, st->last_error * 1e6, a->may_lower);
+		st.managed, st.passes, st.placings, st.samples, st.nice_calls, st.affinity_calls,
+		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
+		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6,
+		st.autogroups_left_alone, a->may_lower);
 }

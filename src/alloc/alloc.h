@@ -22,22 +22,28 @@ struct alloc_stats {
 	uint64_t nice_calls, affinity_calls, autogroup_calls, failed_calls;
 	uint64_t last_pass_ns, max_pass_ns;
 	double last_error;		/* worst relative error of a group's weight */
+	/* Sessions with managed threads whose autogroup is not cgfused's to
+	 * weigh: they hold unmanaged threads too (last placing). */
+	unsigned autogroups_left_alone;
 };
 
 struct allocator;
 
 /* Takes the core's controllers with weight/cpus methods and subscribes to
- * the core's events (core/notify.h): moves, forks and exits keep its own
- * per-thread table (alloc_task.h), and they and written settings kick it;
- * a thread moved back to the root of every hierarchy gets its original
- * nice and affinity back at once; cgfused.stat shows its figures. */
+ * the core's events (core/notify.h): they mark its copy of the tree stale
+ * (forks and exits are queued for its per-thread table, alloc_task.h) and
+ * kick it; a thread moved back to the root of every hierarchy gets its
+ * original nice and affinity back at the next pass; cgfused.stat shows its
+ * figures. Lock order: the core lock, then the allocator's events_lock or
+ * shown_lock (each held for a copy, never around another lock). */
 struct allocator *alloc_new(struct cg_core *core);
 /* Unsubscribes and gives every managed thread its original nice and
  * affinity back. Called with the thread stopped; NULL-safe. */
 void alloc_free(struct allocator *a);
 
-/* One pass; sample also reads every managed thread's CPU use. Takes the
- * core's lock. */
+/* One pass; sample also reads the runnable threads' CPU use (and some
+ * sleepers'). Takes the core lock only to copy the tree when it changed
+ * and to charge samples (core/sched_view.h); not called locked. */
 void alloc_pass(struct allocator *a, bool sample);
 
 /* Something changed: a pass should run soon. Any context. */

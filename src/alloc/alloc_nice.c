@@ -60,16 +60,19 @@ static double map_bucket(struct nice_bucket *b, double s, bool in_time)
 	       (b->nr - b->nr_heavy) * nice_to_weight(heavy + 1);
 }
 
-/* The largest relative error of a counted bucket at scale s. */
+/* The largest relative error of a counted bucket at scale s (only the
+ * counted ones are mapped: with thousands of sleeping buckets the search
+ * would cost them a map each per scale tried). */
 static double error_at(struct nice_bucket *b, unsigned n, double s, bool in_time)
 {
 	double worst = 0;
 
 	for (unsigned i = 0; i < n; i++) {
+		if (!b[i].counted)
+			continue;
 		double got = map_bucket(&b[i], s, in_time);
 
-		if (b[i].counted)
-			worst = MAX(worst, fabs(got / (b[i].weight * s * b[i].nr) - 1));
+		worst = MAX(worst, fabs(got / (b[i].weight * s * b[i].nr) - 1));
 	}
 	return worst;
 }
@@ -123,6 +126,9 @@ double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time)
 			best_s = s;
 		}
 	}
+	for (unsigned i = 0; i < n; i++)
+		if (!b[i].counted)
+			map_bucket(&b[i], best_s, in_time);
 	return error_at(b, n, best_s, in_time);
 }
 

@@ -6,30 +6,34 @@ GHashTable *alloc_task_table_new(void)
 	return g_hash_table_new_full(NULL, NULL, NULL, g_free);
 }
 
-struct task_sched *alloc_task_lookup(GHashTable *table, const struct task *t)
+struct task_sched *alloc_task_lookup(GHashTable *table, pid_t tid)
 {
-	return g_hash_table_lookup(table, t);
+	return g_hash_table_lookup(table, GINT_TO_POINTER(tid));
 }
 
-struct task_sched *alloc_task_get(GHashTable *table, const struct task *t)
+struct task_sched *alloc_task_add(GHashTable *table, pid_t tid, const struct task_ident *ident)
 {
-	struct task_sched *s = g_hash_table_lookup(table, t);
+	struct task_sched *s = g_new0(struct task_sched, 1);
 
-	if (!s) {
-		s = g_new0(struct task_sched, 1);
-		s->runnable = true;
-		g_hash_table_insert(table, (gpointer)t, s);
-	}
+	s->tid = tid;
+	s->ident = *ident;
+	s->runnable = true;
+	g_hash_table_insert(table, GINT_TO_POINTER(tid), s);
 	return s;
 }
 
-void alloc_task_fork(GHashTable *table, const struct task *parent, const struct task *child)
+void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
+		     const struct task_ident *ident)
 {
-	struct task_sched *from = alloc_task_lookup(table, parent);
-	struct task_sched *s = alloc_task_get(table, child);
+	struct task_sched *from = alloc_task_lookup(table, parent), *s;
 
-	if (from)
-		*s = *from;
+	if (!from || alloc_task_lookup(table, child))
+		return;
+	s = alloc_task_add(table, child, ident);
+	*s = *from;
+	s->tid = child;
+	s->ident = *ident;
+	s->exited = false;
 	s->sampled = false;
 	s->runnable = true;
 }

@@ -1,18 +1,23 @@
 /* What the allocator keeps per thread, in its own table (the core's struct
- * task knows nothing of it): an entry is made when a thread enters a group
- * (an attach or a fork heard of, or the first pass that finds it managed)
- * and dropped when the core drops the task (its exit event). Keyed by the
- * core's struct task, which lives until that event. Used under the core
- * lock. */
+ * task knows nothing of it), keyed by thread id and owned by the
+ * allocator's thread: it is read and changed without the core lock. An
+ * entry is made when a pass finds the thread managed (or a fork heard of
+ * makes the child's from its parent's), and dropped when a pass finds it no
+ * longer managed (its own nice and affinity come back first) or gone. */
 #ifndef CGFUSED_ALLOC_TASK_H
 #define CGFUSED_ALLOC_TASK_H
 
 #include "core/task.h"
 
 struct task_sched {
+	pid_t tid;
+	struct task_ident ident;
+	bool exited;			/* its exit was heard of: no more calls */
 	bool seen;			/* orig_* and autogroup were read */
 	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
+	bool placed_asleep;		/* its nice was set while it slept */
 	int orig_nice, nice;		/* nice: the value it has now */
+	int owner_floor;		/* the lowest nice its owner could set */
 	struct cpumask orig_cpus, cpus;	/* cpus: the affinity it has now */
 	struct cpumask applied_cpus;	/* what we last gave it */
 	int autogroup;			/* session autogroup id */
@@ -21,18 +26,20 @@ struct task_sched {
 	uint64_t run_ns, wait_ns, at_ns;
 };
 
-/* struct task * -> struct task_sched *. */
+/* tid -> struct task_sched *. */
 GHashTable *alloc_task_table_new(void);
 
 /* The thread's entry, or NULL. */
-struct task_sched *alloc_task_lookup(GHashTable *table, const struct task *t);
+struct task_sched *alloc_task_lookup(GHashTable *table, pid_t tid);
 
-/* The thread's entry, made if it has none: not seen yet, runnable until a
- * sample says otherwise. */
-struct task_sched *alloc_task_get(GHashTable *table, const struct task *t);
+/* A new entry for the thread (replacing any other of that id): not seen
+ * yet, runnable until a sample says otherwise. */
+struct task_sched *alloc_task_add(GHashTable *table, pid_t tid, const struct task_ident *ident);
 
 /* A child starts with its parent's nice and affinity (it was born with
- * them, and leaves with what the parent would), but with no sample. */
-void alloc_task_fork(GHashTable *table, const struct task *parent, const struct task *child);
+ * them, and leaves with what the parent would), but with no sample. Does
+ * nothing if the parent has no entry or the child has one. */
+void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
+		     const struct task_ident *ident);
 
 #endif

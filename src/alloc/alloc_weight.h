@@ -6,27 +6,25 @@
  * top-level group weighs its cpu.shares against the system's other tasks,
  * as a nice-0 task weighs 1024. A sleeping thread (or group) gets what it
  * would get if it woke with every sleeping sibling, so that a group that
- * wakes at once gets no more than its share until the next pass. Called
- * locked. */
+ * wakes at once gets no more than its share until the next pass. Works on
+ * the allocator's copy of the tree (core/sched_view.h), without the core
+ * lock, in time linear in groups and threads. */
 #ifndef CGFUSED_ALLOC_WEIGHT_H
 #define CGFUSED_ALLOC_WEIGHT_H
 
 #include "alloc/alloc_task.h"
+#include "core/sched_view.h"
 
 struct alloc_target {
-	struct task *t;
 	struct task_sched *s;		/* its entry in the allocator's table */
-	struct cgroup *leaf;		/* its cgroup in the weighing hierarchy */
+	uint64_t leaf;			/* its cgroup's id in the weighing hierarchy */
 	double weight;
 	bool runnable;
 };
 
-/* The hierarchy whose controller number ssid has a weight method. */
-struct cg_root *alloc_weight_root(struct cg_core *core, int ssid);
-
-/* Appends a target for every thread in a non-root cgroup of that
- * hierarchy; sched is the allocator's per-thread table (alloc_task.h),
- * which has an entry for each. */
-void alloc_weights(struct cg_core *core, int ssid, GHashTable *sched, GArray *targets);
+/* Appends a target for every thread of the view in a non-root group of
+ * the weighing hierarchy; sched[i] is the entry of view->tasks[i]. */
+void alloc_weights(const struct sched_view *v, struct task_sched *const *sched,
+		   GArray *targets);
 
 #endif

@@ -15,11 +15,10 @@
  * sleep. A callback records what it needs (a copy, a counter, a flag) and
  * leaves the rest to its own thread: the allocator records and kicks its
  * thread (an eventfd write, once until the thread runs), the release agent
- * queues the path for its worker. Two exceptions,
- * kept from before subscribers: the state copies its record into its
- * mapped log, so that a change answered is a change kept (and compacts it
- * now and then, with an fsync), and the allocator gives a thread that
- * leaves management its own nice and affinity back at once (attach).
+ * queues the path for its worker. One exception, kept from before
+ * subscribers: the state copies its record into its mapped log, so that a
+ * change answered is a change kept (and compacts it now and then, with an
+ * fsync).
  *
  * Lock order: core->lock before any subscriber's own lock. A subscriber's
  * thread that holds its own lock never takes the core lock.

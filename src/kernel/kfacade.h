@@ -119,6 +119,9 @@ struct kfacade_ops {
 	int (*set_autogroup_nice)(struct kfacade *kf, pid_t tid, int nice);
 	/* The user ids of thread tid: 0, or -ESRCH when there is none. */
 	int (*task_uids)(struct kfacade *kf, pid_t tid, struct task_uids *uids);
+	/* The soft RLIMIT_NICE of thread tid's process (0..40): its owner may
+	 * lower its nice down to 20 - that (the kernel's can_nice()). */
+	int (*nice_rlimit)(struct kfacade *kf, pid_t tid, int *rlim);
 };
 
 struct kfacade {

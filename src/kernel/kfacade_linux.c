@@ -419,6 +419,7 @@ static const struct kfacade_ops linux_ops = {
 	.get_autogroup = ksched_get_autogroup,
 	.set_autogroup_nice = ksched_set_autogroup_nice,
 	.task_uids = linux_task_uids,
+	.nice_rlimit = ksched_nice_rlimit,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */

@@ -3,6 +3,7 @@
 #include "kernel/kfacade_sched.h"
 
 #include <errno.h>
+#include <sys/resource.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
@@ -158,4 +159,15 @@ int ksched_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+int ksched_nice_rlimit(struct kfacade *kf, pid_t tid, int *rlim)
+{
+	struct rlimit lim;
+
+	(void)kf;
+	if (prlimit(tid, RLIMIT_NICE, NULL, &lim) < 0)
+		return -errno;
+	*rlim = lim.rlim_cur > 40 ? 40 : (int)lim.rlim_cur;
+	return 0;
 }

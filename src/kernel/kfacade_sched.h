@@ -16,5 +16,6 @@ int ksched_get_affinity(struct kfacade *kf, pid_t tid, struct cpumask *mask);
 int ksched_set_affinity(struct kfacade *kf, pid_t tid, const struct cpumask *mask);
 int ksched_get_autogroup(struct kfacade *kf, pid_t tid, int *id, int *nice);
 int ksched_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice);
+int ksched_nice_rlimit(struct kfacade *kf, pid_t tid, int *rlim);
 
 #endif

@@ -14,6 +14,7 @@ struct fake_thread {
 	int nice, autogroup;
 	struct cpumask cpus;
 	struct task_uids uids;	/* all 0 (root) unless set */
+	int nice_rlimit;	/* 0 unless set */
 };
 
 /* One identity the core tracks (between task_open and task_close). */
@@ -408,6 +409,16 @@ static int fake_task_uids(struct kfacade *kf, pid_t tid, struct task_uids *uids)
 	return 0;
 }
 
+static int fake_nice_rlimit(struct kfacade *kf, pid_t tid, int *rlim)
+{
+	struct fake_thread t;
+
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*rlim = t.nice_rlimit;
+	return 0;
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
@@ -434,6 +445,7 @@ static const struct kfacade_ops fake_ops = {
 	.get_autogroup = fake_get_autogroup,
 	.set_autogroup_nice = fake_set_autogroup_nice,
 	.task_uids = fake_task_uids,
+	.nice_rlimit = fake_nice_rlimit,
 };
 
 struct fake_kf *fake_kf_new(void)
@@ -671,6 +683,17 @@ void fake_kf_set_uids(struct fake_kf *fk, pid_t tid, const struct task_uids *uid
 	t = lookup_locked(fk, tid);
 	g_assert_nonnull(t);
 	t->uids = *uids;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_set_nice_rlimit(struct fake_kf *fk, pid_t tid, int rlim)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	g_assert_nonnull(t);
+	t->nice_rlimit = rlim;
 	g_mutex_unlock(&fk->lock);
 }
 

@@ -56,6 +56,8 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
 
 /* Gives the live thread tid these user ids (a new thread has all 0). */
 void fake_kf_set_uids(struct fake_kf *fk, pid_t tid, const struct task_uids *uids);
+/* The soft RLIMIT_NICE of a thread's process (default 0). */
+void fake_kf_set_nice_rlimit(struct fake_kf *fk, pid_t tid, int rlim);
 
 /* The events waiting now are lost, and the next ->task_events() says so
  * (-EOVERFLOW), as the proc connector does when its buffer overruns. */

@@ -195,8 +195,9 @@ static void test_cpuset_affinity_and_restore(void)
 	fake_kf_affinity(e.fk, 100, list);
 	g_assert_cmpstr(list->str, ==, "3");
 
-	/* Back in the root: what it had before. */
+	/* Back in the root: what it had before, at the next pass. */
 	wr_ok(&e, e.top[0], "tasks", "100");
+	alloc_pass(alloc, false);
 	fake_kf_affinity(e.fk, 100, list);
 	g_assert_cmpstr(list->str, ==, FAKE_KF_ONLINE_CPUS);
 	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 5);
@@ -251,6 +252,7 @@ static void test_fork_inherits(void)
 	g_assert_cmpint(fake_kf_nice(e.fk, 150), >=, 10);
 	g_assert_cmpint(fake_kf_nice(e.fk, 150), <=, 11);
 	wr_ok(&e, e.top[0], "tasks", "150");
+	alloc_pass(alloc, false);
 	g_assert_cmpint(fake_kf_nice(e.fk, 150), ==, 2);
 	teardown(&e);
 }
@@ -328,6 +330,44 @@ static void test_unprivileged_only_raises(void)
 	teardown(&e);
 }
 
+/* A user's thread gets no more priority than its owner could give it
+ * (20 - RLIMIT_NICE), even from a privileged daemon; root's any (issue 13,
+ * item 2). 4096 shares alone: weight 4096, nice -6. */
+static void test_owner_nice_limit(void)
+{
+	struct env e;
+	const struct task_uids user = { 1000, 1000, 1000, 1000 };
+	uint64_t a, b, c;
+
+	setup(&e);
+	a = mkdir_ok(&e, e.top[0], "A");
+	b = mkdir_ok(&e, e.top[0], "B");
+	c = mkdir_ok(&e, e.top[0], "C");
+	wr_ok(&e, a, "cpu.shares", "4096");
+	wr_ok(&e, b, "cpu.shares", "4096");
+	wr_ok(&e, c, "cpu.shares", "4096");
+	fake_kf_add_process(e.fk, 100, 1);
+	fake_kf_set_uids(e.fk, 100, &user);	/* RLIMIT_NICE 0: no lower */
+	fake_kf_add_process(e.fk, 200, 1);
+	fake_kf_set_uids(e.fk, 200, &user);
+	fake_kf_set_nice_rlimit(e.fk, 200, 23);	/* down to -3 */
+	fake_kf_add_process(e.fk, 300, 1);	/* root's */
+	for (int i = 1; i <= 3; i++)	/* a session each: one scale each */
+		fake_kf_set_session(e.fk, 100 * i, i);
+	wr_ok(&e, a, "tasks", "100");
+	wr_ok(&e, b, "tasks", "200");
+	wr_ok(&e, c, "tasks", "300");
+	alloc_pass(alloc, false);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, -3);
+	g_assert_cmpint(fake_kf_nice(e.fk, 300), ==, weight_to_nice(4096));
+	/* The sessions' autogroups, weighed against each other, too. */
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 2), ==, -3);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 3), ==, weight_to_nice(4096));
+	teardown(&e);
+}
+
 /* Sessions weigh against each other through their autogroup's nice. */
 static void test_autogroups(void)
 {
@@ -349,6 +389,40 @@ static void test_autogroups(void)
 	alloc_free(alloc);
 	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
 	env_teardown(&e);
+}
+
+/* A session that also holds a thread cgfused does not manage (a user's
+ * process in root's login session) is not cgfused's to weigh: its
+ * autogroup nice stays as it was (issue 13, item 2), and comes back when
+ * the unmanaged thread appears after it was set. */
+static void test_autogroup_of_mixed_session(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "B", 200, 2, 2 } };
+
+	setup(&e);
+	make_groups(&e, g, 2);
+	fake_kf_set_session(e.fk, 100, 1);
+	fake_kf_set_session(e.fk, 200, 2);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	fake_kf_add_process(e.fk, 300, 1);	/* root's shell, unmanaged */
+	fake_kf_set_session(e.fk, 300, 1);
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	g_assert_cmpuint(alloc_stats(alloc)->autogroups_left_alone, ==, 1);
+	/* Its own session once the shell is gone: weighed. */
+	fake_kf_exit_process(e.fk, 300);
+	for (int i = 0; i <= 50; i++)	/* sessions are checked again at a reconcile */
+		run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, weight_to_nice(2048));
+	/* An unmanaged process joins it: given back. */
+	fake_kf_add_process(e.fk, 400, 1);
+	fake_kf_set_session(e.fk, 400, 1);
+	for (int i = 0; i <= 50; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
+	teardown(&e);
 }
 
 /* A session left with no managed thread gets its autogroup nice back and
@@ -465,6 +539,47 @@ static void test_sleeper_does_not_scale(void)
 	g_assert_cmpint(nice_bucket_pick(&b[0], 0, 0), ==, NICE_MAX);
 }
 
+/* A sibling that comes does not re-nice every sleeper of the other
+ * groups (issue 12: 89,457 nice calls to place 10,000 sleeping threads):
+ * a sleeper within a nice step of its target is left alone, and placed
+ * exactly when it wakes. */
+static void test_sleepers_not_reniced(void)
+{
+	struct env e;
+	struct group g[12];
+	char names[12][8];
+	int nice[10][20];
+
+	setup(&e);
+	for (unsigned i = 0; i < 12; i++) {
+		snprintf(names[i], sizeof(names[i]), "A/G%u", i);
+		g[i] = (struct group){ names[i], 100 + 100 * (pid_t)i, i == 0 ? 20 : 1, 0 };
+	}
+	make_groups(&e, g, 10);
+	for (int i = 0; i < 3; i++)
+		run_period(&e, g, 10);
+	for (unsigned i = 0; i < 10; i++)
+		for (unsigned k = 0; k < g[i].nr; k++)
+			nice[i][k] = fake_kf_nice(e.fk, g[i].first + (pid_t)k);
+	make_groups(&e, g + 10, 2);	/* two more sleeping siblings */
+	for (int i = 0; i < 3; i++)
+		run_period(&e, g, 12);
+	for (unsigned i = 0; i < 10; i++)
+		for (unsigned k = 0; k < g[i].nr; k++)
+			g_assert_cmpint(fake_kf_nice(e.fk, g[i].first + (pid_t)k), ==, nice[i][k]);
+	/* G0's threads wake: their weight is exact again. */
+	g[0].busy = 20;
+	g[1].busy = 1;
+	for (int i = 0; i < 40; i++)
+		run_period(&e, g, 12);
+	{
+		const double want[] = { 50, 50 };
+
+		expect_shares(&e, g, 2, want, 0.5);
+	}
+	teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -485,8 +600,11 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/own-nice-divides", test_own_nice_divides);
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
+	g_test_add_func("/alloc/owner-nice-limit", test_owner_nice_limit);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
 	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);
+	g_test_add_func("/alloc/autogroup-of-mixed-session", test_autogroup_of_mixed_session);
 	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
+	g_test_add_func("/alloc/sleepers-not-reniced", test_sleepers_not_reniced);
 	return g_test_run();
 }
