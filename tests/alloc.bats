@@ -397,9 +397,11 @@ autogroup_nice() {
 	# 99, nice 0 and nice 10 again (not 512 each, nice 3).
 	eventually 10 nice_of "$s10"
 	eventually 0 nice_of "$s0"
-	# At 100 shares, 90 and 10; 10 is below nice 19's weight (15), so the
-	# scale goes up to keep their ratio: 19 and 9 (137, 9 times 15).
+	# At 100 shares, 90 and 10; 10 is below nice 19's weight (15). Sleepers
+	# do not push the scale up (that would lend every running thread of
+	# the session more weight, issue 13 item 10): 10 is clamped to nice 19
+	# and 90 is nice 11 (87), not 10 (110).
 	echo 100 >g/cpu.shares
 	eventually 19 nice_of "$s10"
-	eventually 9 nice_of "$s0"
+	eventually 11 nice_of "$s0"
 }
