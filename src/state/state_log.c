@@ -12,13 +12,16 @@
 
 #define STATE_LOG_CHUNK ((size_t)1 << 20)
 #define STATE_LOG_MIN_GROWTH ((size_t)4096)
-/* Address space only (the file backs what is used). */
-#define STATE_LOG_SPAN (SIZE_MAX > UINT32_MAX ? (size_t)1 << 36 : (size_t)1 << 28)
+/* Address space only (the file backs what is used): the most asked for,
+ * and the least taken when that much cannot be had (RLIMIT_AS; valgrind
+ * refuses a 64 GiB mapping). */
+#define STATE_LOG_SPAN_MAX (SIZE_MAX > UINT32_MAX ? (size_t)1 << 36 : (size_t)1 << 28)
+#define STATE_LOG_SPAN_MIN ((size_t)1 << 26)
 
 static void unmap(struct state_log *log)
 {
 	if (log->map)
-		munmap(log->map, STATE_LOG_SPAN);
+		munmap(log->map, log->span);
 	log->map = NULL;
 }
 
@@ -27,7 +30,7 @@ static void unmap(struct state_log *log)
 static int grow_to(struct state_log *log, size_t need, size_t want)
 {
 	size_t len = atomic_load(&log->len);
-	size_t growth = MIN(want, STATE_LOG_SPAN) - MIN(len, want);
+	size_t growth = MIN(want, log->span) - MIN(len, want);
 
 	while (len + growth >= need && growth >= STATE_LOG_MIN_GROWTH) {
 		int err = posix_fallocate(log->fd, 0, (off_t)(len + growth));
@@ -80,7 +83,7 @@ int state_log_reserve(struct state_log *log)
 {
 	size_t used = atomic_load(&log->used), len = atomic_load(&log->len);
 
-	if (used <= len / 2 || len >= STATE_LOG_SPAN)
+	if (used <= len / 2 || len >= log->span)
 		return 0;
 	return grow_to(log, len + STATE_LOG_MIN_GROWTH, MAX(2 * len, len + STATE_LOG_MIN_GROWTH));
 }
@@ -100,14 +103,22 @@ int state_log_reset(struct state_log *log, const char *text, size_t len)
 		return -errno;
 	atomic_store(&log->len, 0);
 	atomic_store(&log->used, 0);
+	/* Mapped first, so that the growth knows the span; nothing past the
+	 * file's end is touched before it is allocated. */
+	for (log->span = STATE_LOG_SPAN_MAX;; log->span /= 2) {
+		log->map = mmap(NULL, log->span, PROT_READ | PROT_WRITE,
+				MAP_SHARED | MAP_NORESERVE, log->fd, 0);
+		if (log->map != MAP_FAILED)
+			break;
+		if (log->span / 2 < STATE_LOG_SPAN_MIN) {
+			log->map = NULL;
+			return -errno;
+		}
+	}
 	ret = grow_to(log, len, MAX(STATE_LOG_CHUNK, len));
-	if (ret)
+	if (ret) {
+		unmap(log);
 		return ret;
-	log->map = mmap(NULL, STATE_LOG_SPAN, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
-			log->fd, 0);
-	if (log->map == MAP_FAILED) {
-		log->map = NULL;
-		return -errno;
 	}
 	return state_log_append(log, text, len);
 }

@@ -17,7 +17,8 @@
 
 struct state_log {
 	int fd;			/* opened O_RDWR by the caller */
-	char *map;		/* STATE_LOG_SPAN bytes of the file, or NULL */
+	char *map;		/* span bytes of the file, or NULL */
+	size_t span;		/* address space mapped: the log's most */
 	/* Bytes allocated on disk (and the file's size), grown by
 	 * state_log_reserve() in another thread; past used the file is zeros. */
 	_Atomic size_t len;

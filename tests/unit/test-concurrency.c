@@ -132,6 +132,13 @@ static void test_readers_while_moving(void)
 		readers[i] = g_thread_new("reader", reader, &s);
 	for (int r = 0; r < ROUNDS; r++) {
 		uint64_t to = r % 2 ? s.b : s.a, tmp;
+		int seen = g_atomic_int_get(&s.reads);
+
+		/* Readers get a turn between rounds (up to 10 ms), so that reads
+		 * overlap the changes even where threads run one at a time
+		 * (valgrind serialises them). */
+		for (int i = 0; i < 100 && g_atomic_int_get(&s.reads) == seen; i++)
+			g_usleep(100);
 
 		snprintf(pid, sizeof(pid), "%d", PROC);
 		wr_ok(&e, r % 3 ? to : e.top[0], "cgroup.procs", pid);
