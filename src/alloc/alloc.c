@@ -638,6 +638,10 @@ static void apply_nice(struct allocator *a, GArray *placed)
 
 		if (!s->seen || s->exited)
 			continue;
+		/* A forked child's is unknown (alloc_task_fork). */
+		if (s->nice == NICE_UNKNOWN &&
+		    a->core->kf->ops->get_nice(a->core->kf, s->tid, &s->nice) < 0)
+			continue;
 		if (!a->may_lower)
 			want = MAX(want, s->nice);
 		if (near_enough(s, want) || want == s->nice)
@@ -659,6 +663,11 @@ static void apply_cpus(struct allocator *a, const struct sched_task *t, struct t
 		}
 		return;
 	}
+	/* A forked child's is unknown (alloc_task_fork): what it was born
+	 * with may be its parent's own narrower choice, which it keeps. */
+	if (cpumask_empty(&s->cpus) &&
+	    a->core->kf->ops->get_affinity(a->core->kf, s->tid, &s->cpus) < 0)
+		return;
 	if (s->cpus_set && cpumask_equal(&s->cpus, want))
 		return;
 	/* A thread may narrow its own affinity inside its cpuset: one that is

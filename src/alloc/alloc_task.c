@@ -1,6 +1,8 @@
 /* The allocator's per-thread table. */
 #include "alloc/alloc_task.h"
 
+#include <string.h>
+
 GHashTable *alloc_task_table_new(void)
 {
 	return g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -36,4 +38,10 @@ void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
 	s->exited = false;
 	s->sampled = false;
 	s->runnable = true;
+	/* What it has now is not known: a nice or affinity given to the
+	 * parent may have come just before the fork or just after: the next
+	 * pass reads them. */
+	s->nice = NICE_UNKNOWN;
+	s->placed_asleep = false;
+	memset(&s->cpus, 0, sizeof(s->cpus));
 }

@@ -7,7 +7,12 @@
 #ifndef CGFUSED_ALLOC_TASK_H
 #define CGFUSED_ALLOC_TASK_H
 
+#include <limits.h>
+
 #include "core/task.h"
+
+/* A nice value no thread has: a forked child's until a pass reads it. */
+#define NICE_UNKNOWN INT_MIN
 
 struct task_sched {
 	pid_t tid;
@@ -36,8 +41,8 @@ struct task_sched *alloc_task_lookup(GHashTable *table, pid_t tid);
  * yet, runnable until a sample says otherwise. */
 struct task_sched *alloc_task_add(GHashTable *table, pid_t tid, const struct task_ident *ident);
 
-/* A child starts with its parent's nice and affinity (it was born with
- * them, and leaves with what the parent would), but with no sample. Does
+/* A child leaves with what its parent would (its orig_* are the parent's),
+ * but has no sample, and its present nice and affinity are read again. Does
  * nothing if the parent has no entry or the child has one. */
 void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
 		     const struct task_ident *ident);

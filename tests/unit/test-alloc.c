@@ -257,6 +257,51 @@ static void test_fork_inherits(void)
 	teardown(&e);
 }
 
+/* A child forked just before its parent was re-niced has the parent's old
+ * nice, though the fork is heard of after the re-nice: the child's nice and
+ * affinity are not taken from the allocator's copy of its parent's, they
+ * are set (the race CI's alloc.bats met: a child at nice 0 for good). */
+static void test_fork_before_renice(void)
+{
+	struct env e;
+	GString *list = g_string_new(NULL);
+	struct kfacade *kf;
+	struct cpumask mask;
+	uint64_t a;
+
+	setup(&e);
+	kf = fake_kf_facade(e.fk);
+	a = mkdir_ok(&e, e.top[0], "A");
+	wr_ok(&e, a, "cpuset.cpus", "2-3");
+	wr_ok(&e, a, "cpuset.mems", "0");
+	wr_ok(&e, a, "cpu.shares", "2");
+	fake_kf_add_process(e.fk, 100, 1);
+	wr_ok(&e, a, "tasks", "100");
+	alloc_pass(alloc, false);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 19);
+	fake_kf_fork(e.fk, 100, 150, 150);
+	/* born a moment earlier: */
+	fake_kf_renice(e.fk, 150, 0);
+	g_assert_cmpint(cpumask_parselist(FAKE_KF_ONLINE_CPUS, &mask, FAKE_KF_NR_CPU_IDS), ==, 0);
+	g_assert_cmpint(kf->ops->set_affinity(kf, 150, &mask), ==, 0);
+	alloc_pass(alloc, false);
+	g_assert_true(lists(&e, a, "tasks", 150));
+	g_assert_cmpint(fake_kf_nice(e.fk, 150), ==, 19);
+	fake_kf_affinity(e.fk, 150, list);
+	g_assert_cmpstr(list->str, ==, "2-3");
+	/* A child born with its parent's own narrower choice keeps it. */
+	g_assert_cmpint(cpumask_parselist("3", &mask, FAKE_KF_NR_CPU_IDS), ==, 0);
+	g_assert_cmpint(kf->ops->set_affinity(kf, 100, &mask), ==, 0);
+	alloc_pass(alloc, false);
+	fake_kf_fork(e.fk, 100, 160, 160);
+	alloc_pass(alloc, false);
+	g_assert_true(lists(&e, a, "tasks", 160));
+	fake_kf_affinity(e.fk, 160, list);
+	g_assert_cmpstr(list->str, ==, "3");
+	teardown(&e);
+	g_string_free(list, TRUE);
+}
+
 /* Inside a group, threads divide its weight by their own nice weight, as
  * CFS divides a group entity's among its tasks. */
 static void test_own_nice_divides(void)
@@ -597,6 +642,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/cpuset-affinity-and-restore", test_cpuset_affinity_and_restore);
 	g_test_add_func("/alloc/stop-restores", test_stop_restores);
 	g_test_add_func("/alloc/fork-inherits", test_fork_inherits);
+	g_test_add_func("/alloc/fork-before-renice", test_fork_before_renice);
 	g_test_add_func("/alloc/own-nice-divides", test_own_nice_divides);
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
