@@ -277,3 +277,107 @@ teardown() {
 	cg_expect a/c/cpu.cfs_quota_us '' '10001' "$E_INVAL" 10000
 	cg_expect_done
 }
+
+# ---- cfs_burst_us, idle, stat.local, rt_period_us, rt_runtime_us ------------------
+# Each expectation was tried on this machine's kernel (kernel 6.18, cgroup v1
+# cpu), in a group of its own.
+
+@test "the newer cpu files: defaults in a group and in the root" {
+	run cg_bytes g/cpu.cfs_burst_us
+	assert_output "b'0\\n'"
+	run cg_bytes g/cpu.idle
+	assert_output "b'0\\n'"
+	run cg_bytes g/cpu.stat.local
+	assert_output "b'throttled_time 0\\n'"
+	run cg_bytes g/cpu.rt_period_us
+	assert_output "b'1000000\\n'"
+	run cg_bytes g/cpu.rt_runtime_us
+	assert_output "b'0\\n'"
+	run cat cpu.rt_runtime_us
+	assert_output 950000
+	run cat cpu.rt_period_us
+	assert_output 1000000
+	run cat cpu.idle
+	assert_output 0
+}
+
+@test "cpu.cfs_burst_us: up to 2^64/1000 without a quota, at most the quota with one" {
+	local f=g/cpu.cfs_burst_us
+	cg_expect $f 0 '1000' ok 1000
+	cg_expect $f 0 '0x10' ok 16
+	cg_expect $f 0 '5\n' ok 5
+	cg_expect $f 0 '18446744073709551' ok 18446744073709551
+	cg_expect $f 0 '18446744073709552' "$E_INVAL" 0
+	cg_expect $f 0 '-1' "$E_INVAL" 0
+	cg_expect $f 0 'abc' "$E_INVAL" 0
+	cg_expect $f 0 '18446744073709551616' "$E_RANGE" 0
+	cg_expect g/cpu.cfs_quota_us -1 '50000' ok 50000
+	cg_expect $f 0 '50000' ok 50000
+	cg_expect $f 0 '50001' "$E_INVAL" 0
+	cg_expect $f '' '40000' ok 40000
+	# the quota cannot go below the burst, nor to 2^44-1 with one
+	cg_expect g/cpu.cfs_quota_us '' '30000' "$E_INVAL" 50000
+	cg_expect g/cpu.cfs_quota_us '' '17592186044415' "$E_INVAL" 50000
+	cg_expect g/cpu.cfs_quota_us '' '-1' ok -1
+	cg_expect_done
+	run cg_write cpu.cfs_burst_us 5
+	assert_output "$E_INVAL"
+}
+
+@test "cpu.idle takes 0 or 1 (base 0), not in the root" {
+	local f=g/cpu.idle bad
+	cg_expect $f 0 '1' ok 1
+	cg_expect $f 0 '1\n' ok 1
+	cg_expect $f 0 '0x1' ok 1
+	cg_expect $f 1 '0' ok 0
+	for bad in '-1' '2' 'abc' '1000000' ' 1' '1 '; do
+		cg_expect $f 0 "$bad" "$E_INVAL" 0
+	done
+	cg_expect_done
+	run cg_write cpu.idle 1
+	assert_output "$E_INVAL"
+	run cat cpu.idle
+	assert_output 0
+}
+
+@test "cpu.stat.local is read-only" {
+	run cg_write g/cpu.stat.local 0
+	assert_output "$E_INVAL"
+}
+
+@test "cpu.rt_runtime_us: at most the period, the parent's, the global 95%; not 0 in the root" {
+	mkdir g/sub
+	local f=g/cpu.rt_runtime_us
+	cg_expect g/sub/cpu.rt_runtime_us '' '1000' "$E_INVAL" 0
+	cg_expect $f '' '-1' "$E_INVAL" 0
+	cg_expect $f '' '-2' "$E_INVAL" 0
+	cg_expect $f '' '950001' "$E_INVAL" 0
+	cg_expect $f '' '1000000' "$E_INVAL" 0
+	cg_expect $f '' '500000' ok 500000
+	cg_expect g/sub/cpu.rt_runtime_us '' '1000' ok 1000
+	cg_expect g/sub/cpu.rt_runtime_us '' '500001' "$E_INVAL" 1000
+	# the children's sum stays within the parent's
+	cg_expect $f '' '0' "$E_INVAL" 500000
+	cg_expect g/cpu.rt_period_us '' '500000' "$E_INVAL" 1000000
+	cg_expect g/cpu.rt_period_us '' '4294967295' "$E_INVAL" 1000000
+	cg_expect g/cpu.rt_period_us '' '0x100000' ok 1048576
+	cg_expect_done
+	run cg_write cpu.rt_runtime_us 0
+	assert_output "$E_INVAL"
+	run cat cpu.rt_runtime_us
+	assert_output 950000
+}
+
+@test "cpu.rt_period_us: not 0, not under the runtime, up to 2^64/1000" {
+	local f=g/cpu.rt_period_us
+	cg_expect $f '' '0' "$E_INVAL" 1000000
+	cg_expect $f '' '1' ok 1
+	cg_expect $f '' '2000000' ok 2000000
+	cg_expect $f '' '18446744073709552' "$E_INVAL" 2000000
+	cg_expect $f '' '-1' "$E_INVAL" 2000000
+	cg_expect g/cpu.rt_runtime_us '' '1000' ok 1000
+	cg_expect $f '' '999' "$E_INVAL" 2000000
+	cg_expect $f '' '1000' "$E_INVAL" 2000000
+	cg_expect $f '' '1053' ok 1053
+	cg_expect_done
+}

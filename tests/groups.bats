@@ -17,7 +17,8 @@ teardown() {
 
 # Files every group of the default hierarchy (cpu,cpuacct,cpuset) has.
 GROUP_FILES=(cgroup.procs cgroup.clone_children notify_on_release tasks
-	cpu.shares cpu.cfs_period_us cpu.cfs_quota_us cpu.stat
+	cpu.shares cpu.idle cpu.cfs_period_us cpu.cfs_quota_us cpu.cfs_burst_us
+	cpu.stat cpu.stat.local cpu.rt_period_us cpu.rt_runtime_us
 	cpuset.cpus cpuset.mems cpuset.effective_cpus cpuset.effective_mems
 	cpuacct.usage cpuacct.usage_user cpuacct.usage_sys cpuacct.usage_percpu
 	cpuacct.usage_percpu_user cpuacct.usage_percpu_sys cpuacct.usage_all cpuacct.stat)
@@ -25,8 +26,7 @@ GROUP_FILES=(cgroup.procs cgroup.clone_children notify_on_release tasks
 ROOT_ONLY_FILES=(release_agent cgroup.sane_behavior cgfused.stat)
 # Names the kernel also shows there (docs/kernel-oracle.md, readdir) that
 # cgfused may add later: allowed in a listing, never required.
-KERNEL_EXTRA_FILES=(cpu.cfs_burst_us cpu.idle cpu.stat.local cpu.rt_runtime_us
-	cpu.rt_period_us cpuset.memory_pressure cpuset.memory_migrate
+KERNEL_EXTRA_FILES=(cpuset.memory_pressure cpuset.memory_migrate
 	cpuset.mem_exclusive cpuset.memory_spread_slab cpuset.cpu_exclusive
 	cpuset.sched_load_balance cpuset.mem_hardwall cpuset.sched_relax_domain_level
 	cpuset.memory_spread_page)
@@ -514,7 +514,7 @@ check_listing() {
 	local f want
 	for f in "${GROUP_FILES[@]}"; do
 		case $f in
-		cpu.stat | cpuset.effective_cpus | cpuset.effective_mems) want=444 ;;
+		cpu.stat | cpu.stat.local | cpuset.effective_cpus | cpuset.effective_mems) want=444 ;;
 		cpuacct.usage) want=644 ;;
 		cpuacct.*) want=444 ;;
 		*) want=644 ;;

@@ -44,7 +44,7 @@ compare() {
 	compare "$TABLE" "$CG_TMP/got" 'mkdir'
 }
 
-@test "hostile writes to cpu.shares, cfs_period_us, cfs_quota_us: as the kernel" {
+@test "hostile writes to cpu.shares, idle, cfs_period_us, cfs_quota_us, cfs_burst_us, rt_period_us, rt_runtime_us: as the kernel" {
 	probe
 	compare "$TABLE" "$CG_TMP/got" 'cpu\..*'
 }

@@ -508,3 +508,22 @@ small_fs() {
 	cg_expect_read "$MNT/a/cpu.shares" 300
 	cg_expect_done
 }
+
+@test "cpu.cfs_burst_us, cpu.idle and the RT bandwidth come back after kill -9" {
+	cg_mount -o "state=$STATE"
+	mkdir -p "$MNT/g/sub"
+	echo 50000 >"$MNT/g/cpu.cfs_quota_us"
+	echo 20000 >"$MNT/g/cpu.cfs_burst_us"
+	echo 1 >"$MNT/g/cpu.idle"
+	echo 2000000 >"$MNT/g/cpu.rt_period_us"
+	echo 1500000 >"$MNT/g/cpu.rt_runtime_us"
+	echo 300000 >"$MNT/g/sub/cpu.rt_runtime_us"
+	crash
+	cg_mount -o "state=$STATE"
+	cg_expect_read "$MNT/g/cpu.cfs_burst_us" 20000
+	cg_expect_read "$MNT/g/cpu.idle" 1
+	cg_expect_read "$MNT/g/cpu.rt_period_us" 2000000
+	cg_expect_read "$MNT/g/cpu.rt_runtime_us" 1500000
+	cg_expect_read "$MNT/g/sub/cpu.rt_runtime_us" 300000
+	cg_expect_done
+}
