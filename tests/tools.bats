@@ -188,6 +188,18 @@ exec "$@"'
 	assert_equal "$(cat "$MNT/build/tasks")" ""
 }
 
+@test "cgfused-classify: an empty cpuset refuses before any other move" {
+	cg_mount -o controllers=cpu,cpuacct:cpuset -o noclone_children
+	mkdir "$MNT/cpu,cpuacct/a" "$MNT/cpuset/empty"
+	local s
+	cg_sleeper s
+	# cpu first on the line; the cpuset hierarchy is moved into first.
+	run "$CLASSIFY" --mount "$MNT" -g cpu:/a -g cpuset:/empty "$s"
+	assert_equal "$status" 1
+	assert_output "cgfused-classify: $s: cannot move into $MNT/cpuset/empty: ENOSPC No space left on device"
+	assert_equal "$(cat "$MNT/cpu,cpuacct/a/tasks" "$MNT/cpuset/empty/tasks")" ""
+}
+
 @test "cgfused-classify: another user's process is EACCES, its own moves" {
 	chmod 755 "$CG_TMP"
 	cg_mount -o allow_other

@@ -380,6 +380,20 @@ static bool target_add(GPtrArray *targets, const struct cg_hier *h, const struct
 	return true;
 }
 
+static bool in_cpuset(const struct cg_target *t)
+{
+	return g_strv_contains((const char *const *)t->hier->controllers, "cpuset");
+}
+
+/* The cpuset hierarchy first: an empty cpuset (ENOSPC) is the one place a
+ * move that passed the others fails, so it fails before any other move. */
+static int cpuset_first(const void *a, const void *b)
+{
+	const struct cg_target *x = *(struct cg_target *const *)a, *y = *(struct cg_target *const *)b;
+
+	return in_cpuset(y) - in_cpuset(x);
+}
+
 GPtrArray *cg_targets_open(const struct cg_mount *m, GPtrArray *specs)
 {
 	GPtrArray *targets = g_ptr_array_new_with_free_func(target_free);
@@ -399,6 +413,7 @@ GPtrArray *cg_targets_open(const struct cg_mount *m, GPtrArray *specs)
 			}
 		}
 	}
+	g_ptr_array_sort(targets, cpuset_first);	/* stable: the given order otherwise */
 	return targets;
 }
 

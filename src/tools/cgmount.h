@@ -57,8 +57,9 @@ void cg_spec_free(struct cg_spec *spec);
 struct cg_mount *cg_mount_find(const char *dir, GPtrArray *specs);
 void cg_mount_free(struct cg_mount *m);
 
-/* The groups the specs name in m, each cgroup.procs open for writing, in
- * the order given; a hierarchy named by two specs is an error. Prints why
+/* The groups the specs name in m, each cgroup.procs open for writing, the
+ * cpuset hierarchy's first, the others in the order given; a hierarchy
+ * named by two specs is an error. Prints why
  * and returns NULL if one does not exist or cannot be opened. */
 GPtrArray *cg_targets_open(const struct cg_mount *m, GPtrArray *specs);
 
