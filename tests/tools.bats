@@ -235,7 +235,8 @@ exec "$@"'
 	run "$TOP" --mount "$MNT" -b -n 1
 	rate_end "$b"
 	assert_success
-	assert_line --index 0 --regexp "^cgfused on $MNT: [0-9]+ tasks tracked in [0-9]+ css_sets, [0-9]+ threads managed \(as root\); heap [0-9]+ KiB in use$"
+	# Two threads followed (the shell and the sleeper), both below the root.
+	assert_line --index 0 --regexp "^cgfused on $MNT: 2 threads followed, 2 in groups below the root, 3 distinct sets of groups; as root; heap [0-9]+ KiB$"
 	assert_line --index 1 --regexp '^Allocator: [0-9]+ passes, last [0-9]+ us, median [0-9]+ us, 99% under [0-9]+ us, longest [0-9]+ us; '
 	# (bats' lines leave out the empty one before the titles.)
 	assert_line --index 2 --regexp '^Group +Tasks +%CPU +Shares +CPUs$'
@@ -332,4 +333,19 @@ for line in sys.stdin:
 	assert_output 'cpuset:/big/'
 	run complete_words cgfused-top --js
 	assert_output '--json'
+}
+
+@test "cgfused-top on a terminal: cleared, and cut to the terminal's size" {
+	cg_mount
+	mkdir "$MNT/g1" "$MNT/g2" "$MNT/g3" "$MNT/g4" "$MNT/a-group-with-a-name-longer-than-forty-characters"
+	# script(1) gives it a terminal, of 6 rows and 40 columns.
+	run script -qec "stty rows 6 cols 40; '$TOP' --mount '$MNT' -n 1 -d 0.2" /dev/null
+	assert_success
+	local text=${output//$'\r'/}
+	[[ $text == $'\e[H\e[2J'"cgfused on $MNT"* ]]
+	text=${text#$'\e[H\e[2J'}
+	# 5 lines: the 6th row keeps the cursor, nothing scrolls away.
+	assert_equal "$(printf '%s\n' "$text" | wc -l)" 5
+	assert_equal "$(printf '%s\n' "$text" | awk 'length($0) > 40' | wc -l)" 0
+	[[ $(printf '%s\n' "$text" | sed -n 4p) == Group* ]]
 }

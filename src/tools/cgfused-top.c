@@ -264,16 +264,22 @@ static const char *stat_of(const struct sample *s, const char *key)
 static void print_daemon(GString *out, const struct cg_mount *m, const struct sample *s)
 {
 	const char *priv = g_hash_table_lookup(s->daemon, "privileged");
+	const char *lost = stat_of(s, "lost_event_resyncs");
 	guint64 heap = g_ascii_strtoull(stat_of(s, "heap_in_use_bytes"), NULL, 10);
+	char *lost_words = strcmp(lost, "0") == 0 ? g_strdup("")
+		: g_strdup_printf(", kernel events lost %s times (all threads read again)", lost);
 
+	/* tracked_tasks: threads ever moved out of the root (until they
+	 * exit); managed_threads: those in a group below it now. */
 	g_string_append_printf(out,
-		"cgfused on %s: %s tasks tracked in %s css_sets, %s threads managed%s; "
-		"heap %" G_GUINT64_FORMAT " KiB in use\n",
-		m->dir, stat_of(s, "tracked_tasks"), stat_of(s, "css_sets"),
-		stat_of(s, "managed_threads"),
-		!priv ? "" : strcmp(priv, "1") == 0 ? " (as root)"
-						    : " (unprivileged: nice only raised)",
+		"cgfused on %s: %s threads followed, %s in groups below the root, "
+		"%s distinct sets of groups%s; %s; heap %" G_GUINT64_FORMAT " KiB\n",
+		m->dir, stat_of(s, "tracked_tasks"), stat_of(s, "managed_threads"),
+		stat_of(s, "css_sets"), lost_words,
+		!priv ? "rights unknown" : strcmp(priv, "1") == 0 ? "as root"
+								   : "unprivileged: nice only raised",
 		heap / 1024);
+	g_free(lost_words);
 	g_string_append_printf(out,
 		"Allocator: %s passes, last %s us, median %s us, 99%% under %s us, longest %s us; "
 		"%s nice, %s affinity, %s autogroup calls, %s failed; weight error %s ppm\n",
@@ -283,7 +289,7 @@ static void print_daemon(GString *out, const struct cg_mount *m, const struct sa
 		stat_of(s, "failed_calls"), stat_of(s, "weight_error_ppm"));
 }
 
-static void print_table(GString *out, GPtrArray *rows, guint max_rows)
+static void print_table(GString *out, GPtrArray *rows)
 {
 	bool throttling = false;
 	int width = 5;
@@ -297,7 +303,7 @@ static void print_table(GString *out, GPtrArray *rows, guint max_rows)
 	width = MIN(width, 60);
 	g_string_append_printf(out, "\n%-*s %7s %7s %7s%s  %s\n", width, "Group", "Tasks", "%CPU",
 			       "Shares", throttling ? " Throttled" : "", "CPUs");
-	for (guint i = 0; i < rows->len && i < max_rows; i++) {
+	for (guint i = 0; i < rows->len; i++) {
 		const struct row *r = rows->pdata[i];
 		char cpu[32];
 
@@ -363,13 +369,33 @@ static void print_json(GString *out, const struct cg_mount *m, const struct samp
 	g_string_append(out, "]}\n");
 }
 
-static guint terminal_rows(void)
+/* What fits a terminal of rows x cols: each line cut at cols characters
+ * (a wrapped one would push the first off the screen), and as many lines
+ * as leave the last newline on the screen. Not a terminal: text as is. */
+static void fit_screen(GString *text)
 {
 	struct winsize ws;
+	GString *out;
+	char **lines;
+	guint shown = 0;
 
-	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row > 4)
-		return ws.ws_row - 4;	/* the two header lines, a blank, the titles */
-	return G_MAXUINT;
+	if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_row < 2 || ws.ws_col < 1)
+		return;
+	out = g_string_new(NULL);
+	lines = g_strsplit(text->str, "\n", -1);
+	for (char **l = lines; l[0] && l[1] && shown + 1 < ws.ws_row; l++, shown++) {
+		const char *end = *l;
+
+		/* Characters, not bytes, where the line is UTF-8 (a group's name). */
+		for (guint col = 0; *end && col < ws.ws_col; col++)
+			end = g_utf8_get_char_validated(end, -1) < (gunichar)-2 ? g_utf8_next_char(end)
+									      : end + 1;
+		g_string_append_len(out, *l, end - *l);
+		g_string_append_c(out, '\n');
+	}
+	g_strfreev(lines);
+	g_string_assign(text, out->str);
+	g_string_free(out, TRUE);
 }
 
 static void usage(FILE *to)
@@ -460,12 +486,14 @@ int main(int argc, char **argv)
 		if (json) {
 			print_json(out, m, now, rows, (now->when - before->when) / 1e6);
 		} else {
-			if (!batch)
-				g_string_append(out, "\033[H\033[2J");
-			else if (i)
+			if (batch && i)
 				g_string_append_c(out, '\n');
 			print_daemon(out, m, now);
-			print_table(out, rows, batch ? G_MAXUINT : terminal_rows());
+			print_table(out, rows);
+			if (!batch) {
+				fit_screen(out);
+				g_string_prepend(out, "\033[H\033[2J");
+			}
 		}
 		g_ptr_array_unref(rows);
 		sample_free(before);
