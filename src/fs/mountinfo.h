@@ -4,6 +4,7 @@
 #ifndef CGFUSED_MOUNTINFO_H
 #define CGFUSED_MOUNTINFO_H
 
+#include <glib.h>
 #include <stdbool.h>
 
 /* The mount that path (absolute, links resolved) is on: the last listed
@@ -11,5 +12,9 @@
  * Returns its type ("ext4", "fuse.cgfused") and sets *mount_point, both
  * to g_free(); NULL if the table cannot be read. */
 char *mountinfo_fstype_of(const char *path, char **mount_point);
+
+/* The mount points of every mount of type fstype, oldest first (an array
+ * of strings to g_ptr_array_unref()); NULL if the table cannot be read. */
+GPtrArray *mountinfo_mounts_of_type(const char *fstype);
 
 #endif
