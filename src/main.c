@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgfused: a cgroup v1 hierarchy served from user space.
  *
  *   cgfused [-f] [-d] [-s] [-o OPTIONS] MOUNTPOINT

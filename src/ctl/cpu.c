@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpu: CFS group weight (cpu.shares) and bandwidth (cpu.cfs_period_us,
  * cpu.cfs_quota_us), with the kernel's parsing, clamping and checks
  * (kernel/sched/core.c). The allocator (src/alloc/alloc.c) makes the shares

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state's files: the log its subscriber hooks append to, snapshots,
  * compaction and the thread that syncs the log. */
 #include "state/state.h"

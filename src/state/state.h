@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* State that survives the daemon: every group, its control files' values,
  * owners and modes, and every membership, kept in FILE (a snapshot) and
  * FILE.log (the changes since, appended by its subscriber hooks (see

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Running the release agent. */
 #include "v1/release_agent.h"
 
