@@ -236,6 +236,46 @@ static void log_stop(int ret, const char *mountpoint)
 			strerror(-ret));
 }
 
+/* The hierarchies the options ask for, as a fresh mount has them. */
+static struct cg_core *core_build(struct kfacade *kf, GArray *masks,
+				  const struct cgfused_config *conf)
+{
+	struct cg_core *core;
+	unsigned nr = 0;
+
+	while (cgfused_controllers[nr])
+		nr++;
+	core = cg_core_new(cgfused_controllers, nr, kf);
+	core->max_depth = conf->max_depth;
+	core->max_descendants = conf->max_descendants;
+	for (guint i = 0; i < masks->len; i++) {
+		struct cg_root *root = cg_root_new(core, &cgroup1_face,
+						   g_array_index(masks, unsigned, i),
+						   conf->clone_children);
+
+		if (geteuid() != 0)
+			cg_root_set_owner(root, geteuid(), getegid());
+	}
+	return core;
+}
+
+/* The state saved; after a clean stop, removed instead when it holds
+ * nothing that a fresh mount would not (no files per temporary mount).
+ * 0 or -errno. */
+static int state_stop(struct cg_state *state, struct kfacade *kf, GArray *masks,
+		      const struct cgfused_config *conf, bool clean)
+{
+	struct cg_core *fresh;
+	int ret = state_snapshot(state);
+
+	if (ret < 0 || !clean)
+		return ret;
+	fresh = core_build(kf, masks, conf);
+	state_remove_if_pristine(state, fresh);
+	cg_core_free(fresh);
+	return 0;
+}
+
 static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
 {
 	struct fuse_loop_config *cfg;
@@ -275,7 +315,7 @@ int main(int argc, char *argv[])
 	const char *controllers;
 	GArray *masks = NULL;
 	bool created = false;
-	int ret = 1;
+	int loop, ret = 1;
 
 	malloc_setup_exec(argv);
 	log_setup();
@@ -324,21 +364,7 @@ int main(int argc, char *argv[])
 		not_privileged(errno);
 		goto out;
 	}
-	unsigned nr = 0;
-
-	while (cgfused_controllers[nr])
-		nr++;
-	core = cg_core_new(cgfused_controllers, nr, kf);
-	core->max_depth = conf.max_depth;
-	core->max_descendants = conf.max_descendants;
-	for (guint i = 0; i < masks->len; i++) {
-		struct cg_root *root = cg_root_new(core, &cgroup1_face,
-						   g_array_index(masks, unsigned, i),
-						   conf.clone_children);
-
-		if (geteuid() != 0)
-			cg_root_set_owner(root, geteuid(), getegid());
-	}
+	core = core_build(kf, masks, &conf);
 	/* The core's subscribers. The state subscribes once it has replayed
 	 * what it holds (state_open); the agent hears of changes from now on,
 	 * but runs none while a state is replayed. */
@@ -371,16 +397,16 @@ int main(int argc, char *argv[])
 	alloc_thread = alloc_thread_start(alloc);
 	if (state)
 		state_sync_start(state);
-	ret = run_session(se, &opts);
+	loop = run_session(se, &opts);
 	alloc_thread_stop(alloc_thread);
 	task_watch_stop(watch);
-	if (state && state_snapshot(state) < 0)
+	/* libfuse returns the signal that ended the loop: a requested stop. */
+	ret = (loop == 0 || loop == SIGTERM || loop == SIGINT || loop == SIGHUP) ? 0 : 1;
+	if (state && state_stop(state, kf, masks, &conf, ret == 0) < 0)
 		ret = 1;
 	alloc_free(alloc);	/* managed threads get their own nice back */
 	alloc = NULL;
-	log_stop(ret, opts.mountpoint);
-	/* libfuse returns the signal that ended the loop: a requested stop. */
-	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
+	log_stop(loop, opts.mountpoint);
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);

@@ -308,3 +308,43 @@ cg_units() {
 	eval "$line"
 	refute cg_is_mounted "$MNT"
 }
+
+# ---- state files of temporary mounts ----------------------------------------
+
+@test "a clean stop with nothing in the state removes its files; a group, a root file written or a crash keeps them" {
+	local state=$CG_TMP/mnt.state	# cg_mount's
+	cg_mount
+	[ -f "$state" ] && [ -f "$state.log" ]
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	[ ! -e "$state" ] && [ ! -e "$state.log" ]
+	# A group is kept, and comes back; once it is gone, nothing is left.
+	cg_mount
+	mkdir "$MNT/g"
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	[ -f "$state" ] && [ -f "$state.log" ]
+	cg_mount
+	[ -d "$MNT/g" ]
+	rmdir "$MNT/g"
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	[ ! -e "$state" ] && [ ! -e "$state.log" ]
+	# A setting of the root's is something.
+	cg_mount -o controllers=cpu:cpuset
+	echo /bin/true >"$MNT/cpu/release_agent"
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	grep -q '=release_agent =/bin/true' "$state"
+	cg_mount -o controllers=cpu:cpuset
+	[ "$(cat "$MNT/cpu/release_agent")" = /bin/true ]
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	[ -f "$state" ]
+	rm "$state" "$state.log"
+	# A crash is no clean stop, empty or not.
+	cg_mount
+	kill -KILL "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	[ -f "$state" ] && [ -f "$state.log" ]
+}

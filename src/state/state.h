@@ -54,6 +54,12 @@ int state_snapshot(struct cg_state *st);
  * state_snapshot() first, what a kill -9 leaves. */
 void state_free(struct cg_state *st);
 
+/* After a clean stop's state_snapshot(), before state_free(): if the
+ * state holds nothing a fresh core (fresh: the same hierarchies, options
+ * and owner, nothing done) would not, removes FILE and FILE.log, so that
+ * temporary mounts leave no files behind. True if it was so. */
+bool state_remove_if_pristine(struct cg_state *st, struct cg_core *fresh);
+
 /* How many records the log and the last snapshot hold. */
 unsigned state_log_records(const struct cg_state *st);
 unsigned state_snapshot_records(const struct cg_state *st);
