@@ -1,6 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgfused: a cgroup v1 hierarchy served from user space.
  *
  *   cgfused [-f] [-d] [-s] [-o OPTIONS] MOUNTPOINT
+ *   cgfused SOURCE MOUNTPOINT -o OPTIONS    (as mount.fuse3 runs it)
  *
  * Parses its own options, makes the mount point if it can, builds the core
  * with the chosen controllers and hands the rest to libfuse. */
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/cgroup.h"
+#include "log.h"
 #include "ctl/ctl.h"
 #include "fs/fs.h"
 #include "malloc_setup.h"
@@ -33,7 +36,9 @@ struct cgfused_config {
 	GString *controllers;	/* as given: "cpu,cpuacct:cpuset" */
 	int clone_children;
 	int default_permissions;
-	char *mountpoint;	/* the first non-option argument */
+	char *mountpoint;	/* the last non-option argument */
+	char *source;		/* mount.fuse3's first one, when there are two */
+	int extra_args;		/* non-option arguments past those two */
 	char *state;		/* state file, "none", or NULL for the default */
 	unsigned max_depth, max_descendants;	/* for every group (core->max_*) */
 	int help;
@@ -90,8 +95,17 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 		g_string_append_printf(conf->controllers, ",%s", arg);
 		return 0;
 	}
-	if (key == FUSE_OPT_KEY_NONOPT && !conf->mountpoint)
-		conf->mountpoint = g_strdup(arg);
+	/* mount(8) runs "cgfused SOURCE MOUNTPOINT -o ..." (mount.fuse3): the
+	 * mount point is the last; main hands it to libfuse. */
+	if (key == FUSE_OPT_KEY_NONOPT) {
+		if (conf->source)
+			conf->extra_args++;
+		else if (conf->mountpoint)
+			conf->source = conf->mountpoint;
+		if (!conf->extra_args)
+			conf->mountpoint = g_strdup(arg);
+		return 0;
+	}
 	if (key == FUSE_OPT_KEY_OPT && (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0 ||
 					strcmp(arg, "-V") == 0 || strcmp(arg, "--version") == 0))
 		conf->help = 1;
@@ -100,7 +114,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 
 static void usage(const char *prog)
 {
-	printf("usage: %s [options] MOUNTPOINT\n\n"
+	printf("usage: %s [options] MOUNTPOINT\n"
+	       "       mount -t fuse.cgfused cgfused MOUNTPOINT [-o options]\n\n"
 	       "cgfused options:\n"
 	       "    -o controllers=LIST    controllers of the hierarchy (default %s);\n"
 	       "                           ':' separates hierarchies, each mounted in a\n"
@@ -165,11 +180,12 @@ fail:
 }
 
 /* The state in FILE, or in the default for the mount point in a directory
- * made 0700; never in the mount. NULL with a message on failure. */
+ * made 0700; never in the mount. NULL with a message on failure; *path is
+ * the file's name either way (for the caller to free). */
 static struct cg_state *open_state(struct cg_core *core, const char *file,
-				   const char *mountpoint)
+				   const char *mountpoint, char **pathp)
 {
-	char *path = file ? g_strdup(file) : state_default_path(mountpoint);
+	char *path = *pathp = file ? g_strdup(file) : state_default_path(mountpoint);
 	char *dir = g_path_get_dirname(path);
 	struct cg_state *st = NULL;
 	GError *err = NULL;
@@ -183,8 +199,81 @@ static struct cg_state *open_state(struct cg_core *core, const char *file,
 	}
 	g_clear_error(&err);
 	g_free(dir);
-	g_free(path);
 	return st;
+}
+
+/* The one line a user who cannot listen to the proc connector sees: what
+ * is missing, and what would do. */
+static void not_privileged(int err)
+{
+	bool fuse_ok = access("/dev/fuse", R_OK | W_OK) == 0;
+
+	if (err != EPERM && err != EACCES) {
+		fprintf(stderr, "cgfused: cannot listen to the kernel's proc connector "
+			"for forks, execs and exits: %s\n", strerror(err));
+		return;
+	}
+	fprintf(stderr, "cgfused: cannot listen to the kernel's proc connector (%s): "
+		"following forks, execs and exits needs CAP_NET_ADMIN%s, without which "
+		"cgfused cannot keep track of tasks and does not start; run it as root, or "
+		"give it CAP_NET_ADMIN (setcap cap_net_admin+ep on the binary, or "
+		"AmbientCapabilities=CAP_NET_ADMIN in a service)%s\n", strerror(err),
+		fuse_ok ? "" : ", and mounting needs read-write access to /dev/fuse",
+		fuse_ok ? "" : " and this user read-write access to /dev/fuse");
+}
+
+/* The last line: why the daemon stops (libfuse returns the signal that
+ * ended its loop, 0 when the mount went away, or -errno). */
+static void log_stop(int ret, const char *mountpoint)
+{
+	if (ret > 0 && sigabbrev_np(ret))
+		log_msg(LOG_INFO, "cgfused stopped on SIG%s: unmounting %s", sigabbrev_np(ret),
+			mountpoint);
+	else if (ret >= 0)
+		log_msg(LOG_INFO, "cgfused stopped: %s was unmounted", mountpoint);
+	else
+		log_msg(LOG_ERR, "cgfused stopped: serving %s failed: %s", mountpoint,
+			strerror(-ret));
+}
+
+/* The hierarchies the options ask for, as a fresh mount has them. */
+static struct cg_core *core_build(struct kfacade *kf, GArray *masks,
+				  const struct cgfused_config *conf)
+{
+	struct cg_core *core;
+	unsigned nr = 0;
+
+	while (cgfused_controllers[nr])
+		nr++;
+	core = cg_core_new(cgfused_controllers, nr, kf);
+	core->max_depth = conf->max_depth;
+	core->max_descendants = conf->max_descendants;
+	for (guint i = 0; i < masks->len; i++) {
+		struct cg_root *root = cg_root_new(core, &cgroup1_face,
+						   g_array_index(masks, unsigned, i),
+						   conf->clone_children);
+
+		if (geteuid() != 0)
+			cg_root_set_owner(root, geteuid(), getegid());
+	}
+	return core;
+}
+
+/* The state saved; after a clean stop, removed instead when it holds
+ * nothing that a fresh mount would not (no files per temporary mount).
+ * 0 or -errno. */
+static int state_stop(struct cg_state *state, struct kfacade *kf, GArray *masks,
+		      const struct cgfused_config *conf, bool clean)
+{
+	struct cg_core *fresh;
+	int ret = state_snapshot(state);
+
+	if (ret < 0 || !clean)
+		return ret;
+	fresh = core_build(kf, masks, conf);
+	state_remove_if_pristine(state, fresh);
+	cg_core_free(fresh);
+	return 0;
 }
 
 static int run_session(struct fuse_session *se, const struct fuse_cmdline_opts *opts)
@@ -222,12 +311,22 @@ int main(int argc, char *argv[])
 	struct allocator *alloc = NULL;
 	struct release_agent *agent = NULL;
 	struct cg_state *state = NULL;
+	char *state_path = NULL;
+	const char *controllers;
 	GArray *masks = NULL;
 	bool created = false;
-	int ret = 1;
+	int loop, ret = 1;
 
 	malloc_setup_exec(argv);
+	log_setup();
 	if (fuse_opt_parse(&args, &conf, cgfused_opts, opt_proc) < 0)
+		goto out;
+	if (conf.extra_args) {
+		fprintf(stderr, "cgfused: too many arguments: a mount point, or a source "
+			"and a mount point (try %s --help)\n", argv[0]);
+		goto out;
+	}
+	if (conf.mountpoint && fuse_opt_add_arg(&args, conf.mountpoint) != 0)
 		goto out;
 	if (!conf.help && conf.mountpoint && mountpoint_prepare(conf.mountpoint, &created) < 0)
 		goto out;
@@ -255,32 +354,17 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "cgfused: no mount point given (try %s --help)\n", argv[0]);
 		goto out;
 	}
-	masks = parse_hierarchies(conf.controllers->len ? conf.controllers->str
-							 : DEFAULT_CONTROLLERS);
+	controllers = conf.controllers->len ? conf.controllers->str : DEFAULT_CONTROLLERS;
+	masks = parse_hierarchies(controllers);
 	if (!masks)
 		goto out;
 
 	kf = kfacade_linux_new();
 	if (!kf) {
-		fprintf(stderr, "cgfused: cannot listen to the kernel's proc connector "
-			"for task exits: %s\n", strerror(errno));
+		not_privileged(errno);
 		goto out;
 	}
-	unsigned nr = 0;
-
-	while (cgfused_controllers[nr])
-		nr++;
-	core = cg_core_new(cgfused_controllers, nr, kf);
-	core->max_depth = conf.max_depth;
-	core->max_descendants = conf.max_descendants;
-	for (guint i = 0; i < masks->len; i++) {
-		struct cg_root *root = cg_root_new(core, &cgroup1_face,
-						   g_array_index(masks, unsigned, i),
-						   conf.clone_children);
-
-		if (geteuid() != 0)
-			cg_root_set_owner(root, geteuid(), getegid());
-	}
+	core = core_build(kf, masks, &conf);
 	/* The core's subscribers. The state subscribes once it has replayed
 	 * what it holds (state_open); the agent hears of changes from now on,
 	 * but runs none while a state is replayed. */
@@ -296,28 +380,33 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if ((!conf.state || strcmp(conf.state, "none") != 0) &&
-	    !(state = open_state(core, conf.state, opts.mountpoint)))
+	    !(state = open_state(core, conf.state, opts.mountpoint, &state_path)))
 		goto out;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out;
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
 		goto out_signals;
 	fuse_daemonize(opts.foreground);
+	if (!opts.foreground)
+		log_to_syslog();	/* stderr is /dev/null from now on */
+	log_msg(LOG_INFO, "cgfused %s serving %s: controllers %s, state %s", PACKAGE_VERSION,
+		opts.mountpoint, controllers, state_path ? state_path : "none");
 	/* Threads after the fork of daemonizing. */
 	watch = task_watch_start(core);
 	release_agent_start(agent);
 	alloc_thread = alloc_thread_start(alloc);
 	if (state)
 		state_sync_start(state);
-	ret = run_session(se, &opts);
+	loop = run_session(se, &opts);
 	alloc_thread_stop(alloc_thread);
 	task_watch_stop(watch);
-	if (state && state_snapshot(state) < 0)
+	/* libfuse returns the signal that ended the loop: a requested stop. */
+	ret = (loop == 0 || loop == SIGTERM || loop == SIGINT || loop == SIGHUP) ? 0 : 1;
+	if (state && state_stop(state, kf, masks, &conf, ret == 0) < 0)
 		ret = 1;
 	alloc_free(alloc);	/* managed threads get their own nice back */
 	alloc = NULL;
-	/* libfuse returns the signal that ended the loop: a requested stop. */
-	ret = (ret == 0 || ret == SIGTERM || ret == SIGINT || ret == SIGHUP) ? 0 : 1;
+	log_stop(loop, opts.mountpoint);
 	fuse_session_unmount(se);
 out_signals:
 	fuse_remove_signal_handlers(se);
@@ -340,6 +429,8 @@ out:
 	free(opts.mountpoint);
 	g_string_free(conf.controllers, TRUE);
 	g_free(conf.mountpoint);
+	g_free(conf.source);
+	g_free(state_path);
 	free(conf.state);
 	fuse_opt_free_args(&args);
 	return ret;

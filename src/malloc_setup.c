@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* How the daemon's allocators are set up, so that what a burst of work
  * freed goes back to the kernel once the groups are gone (docs/soak.md,
  * Memory). Made from the executable's .preinit_array, which the dynamic

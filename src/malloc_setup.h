@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #ifndef CGFUSED_MALLOC_SETUP_H
 #define CGFUSED_MALLOC_SETUP_H
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The allocator's mechanics on real processes: which nice value and which
 # affinity each member thread gets, inheritance by children, restoration
 # when a task leaves its groups or the daemon stops. Shares of CPU are

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The cpu controller: cpu.shares, cpu.cfs_period_us, cpu.cfs_quota_us (with
 # the hierarchical bandwidth rule) and cpu.stat.
 # Expectations: docs/kernel-oracle.md §0 and §3.

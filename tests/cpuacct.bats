@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # cpuacct on real processes: a group counts the CPU time its members (and
 # its descendants' members) ran while they were members, exited ones
 # included; the root counts the whole system. Formats: docs/kernel-oracle.md.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The cpuset controller: cpuset.cpus and cpuset.mems (list syntax,
 # normalised output, subset of the parent, absent CPUs, busy groups),
 # effective_cpus/effective_mems, clone_children, and attaching to an empty

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The daemon: command line, mount point, ways to stop it, the choice of
 # controllers and hierarchies, and how writes and reads reach control files
 # (size limit, NUL, empty writes, offsets, removed groups, read-only files).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Groups as directories: mkdir, rmdir, rename, readdir, stat, what cannot be
 # made or removed, names, and the core files (tasks and cgroup.procs have
 # their own file). Expectations: docs/kernel-oracle.md §1 and §2.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared helpers of cgfused's bats integration tests.
 #
 # Every test mounts its own cgfused on a fresh temporary directory and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Permissions: owners and modes, the checks of every operation for users
 # other than root, delegation by chown, and -o allow_other. Users 1234 and
 # 1235 (no passwd entry needed) act through setpriv. What the kernel's

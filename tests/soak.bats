@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The short soak (docs/soak.md): run-soak mounts its own cgfused on its own
 # temporary directory, runs workers, a fork storm and faults, checks the
 # invariants and cleans up after itself, whatever happens. The long one is

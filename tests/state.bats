@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # State that survives the daemon (issue 4): groups, settings, owners, modes
 # and members come back after kill -9 of the daemon, on the dead mount it
 # left; gone, reused and zombie PIDs stay out; children forked while no

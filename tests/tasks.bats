@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # tasks and cgroup.procs: listing (thread ids / process ids, sorted, no
 # repeats, no exited task), attaching by writing one id, the writer as 0,
 # the root's view of the whole system, threads. Only processes started here

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The tools: cgfused-exec, cgfused-classify and cgfused-top on a real
 # mount (their man pages in docs/ say what each must do).
 

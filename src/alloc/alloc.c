@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The allocator's passes: copy, sample, weigh, map, apply. Only the copy
  * (core/sched_view.h) and the charging of samples take the core lock; the
  * /proc reads and the system calls are made without it. */

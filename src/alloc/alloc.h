@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The allocator: makes the hierarchy's settings real. It computes every
  * managed thread's group-fair CFS weight (alloc_weight.c), turns weights
  * into nice values (alloc_nice.c), and applies them and the cpusets'

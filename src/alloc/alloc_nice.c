@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Nice mapping: dithering inside buckets, one scale across them. */
 #include "alloc/alloc_nice.h"
 

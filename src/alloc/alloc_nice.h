@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Turning target CFS weights into nice values (kernel/sched/core.c's
  * sched_prio_to_weight table), so that each group's total weight comes out
  * right although one nice step is a factor of 1.25.

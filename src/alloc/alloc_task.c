@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The allocator's per-thread table. */
 #include "alloc/alloc_task.h"
 

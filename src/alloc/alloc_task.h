@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the allocator keeps per thread, in its own table (the core's struct
  * task knows nothing of it), keyed by thread id and owned by the
  * allocator's thread: it is read and changed without the core lock. An

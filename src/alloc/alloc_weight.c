@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The group-fair weight of every managed thread. */
 #include "alloc/alloc_weight.h"
 

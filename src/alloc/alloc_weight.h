@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Every managed thread's effective CFS weight, from the hierarchy and the
  * threads' runnability, the way CFS group scheduling divides CPU: a group's
  * share of its parent is its cpu.shares over the sum of its runnable

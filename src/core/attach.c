@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Attaching tasks and listing them. */
 #include "core/attach.h"
 

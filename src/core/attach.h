@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Moving tasks between cgroups (kernel: cgroup_attach_task), in two phases
  * as the kernel's cgroup_migrate prepares and commits: what needs system
  * calls (listing a process's threads, opening their identities, reading

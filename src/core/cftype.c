@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading and writing control files: the kernel's cgroup_seqfile_show() and
  * cgroup_file_write() over the cftype tables. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Control files, described by tables like the kernel's struct cftype.
  *
  * A file has either the u64/s64 accessors (the core formats and parses the

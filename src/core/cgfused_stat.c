@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgfused.stat (see core/cgfused_stat.h). */
 #include "core/cgfused_stat.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Hierarchies and cgroups: creation, mkdir, rmdir, rename, lookups. */
 #include "core/cgroup.h"
 

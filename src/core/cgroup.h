@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The cgroup core: hierarchies, cgroups, css, css_sets and tasks.
  *
  * Names follow the kernel (kernel/cgroup/cgroup.c) because readers know them.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Owners, modes and times of cgroups' directories and files (kernfs keeps
  * them per node), and the checks of the operations on them. A file keeps
  * attributes of its own only once they change: until then they follow

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Lookups and listings for the layers above the core (see
  * core/cgroup_lookup.h). */
 #include "core/cgroup_lookup.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tree as the layers above the core see it (the filesystem, the
  * state's replay): by id, by name in a directory, by path. Each function
  * takes the core lock itself and copies out what it answers, so that

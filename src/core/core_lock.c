@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core lock: per-thread reader slots, writers take them all. */
 #include "core/core_lock.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core lock: the kernel's cgroup_mutex, made a reader-writer lock whose
  * readers write only a cache line of their own (the idea of the kernel's
  * percpu_rw_semaphore).

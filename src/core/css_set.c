@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* css_set lookup, reference counting and linking to cgroups. */
 #include "core/css_set.h"
 

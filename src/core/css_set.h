@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* css_set: the array of one css per controller, shared by every task with the
  * same memberships. Found on attach through a hash table keyed by that array,
  * so that attaching costs the same with 10 or 100,000 groups (the kernel's

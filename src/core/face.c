@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the core gives a face (see core/face.h). */
 #include "core/face.h"
 

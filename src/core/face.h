@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A hierarchy's face: the files it shows and its rules, chosen when the
  * hierarchy is made, as the kernel's css_populate_dir() picks
  * cgroup1_base_files or cgroup_base_files by cgroup_on_dfl(). mkdir,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel's permission and setattr rules (see iattr.h). */
 #include "core/iattr.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Owners, modes and times of the tree's directories and files, and the
  * kernel's rules for who may do what with them: generic_permission() and
  * may_delete() (fs/namei.c), setattr_prepare() and notify_change()

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The list of subscribers (see notify.h). */
 #include "core/notify.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Subscribers: who hears of the core's changes. The core names none of its
  * consumers (the allocator, the state, the release agent): they subscribe,
  * as kernel/cgroup/cgroup.c notifies and its consumers listen.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Putting a saved state back (see core/restore.h). */
 #include "core/restore.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Putting a saved state back (src/state/state_replay.c): what replay
  * needs of the core beyond the entry points a client uses. Each takes the
  * core lock itself. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The allocator's copy of the tree, and charging what it sampled. */
 #include "core/sched_view.h"
 

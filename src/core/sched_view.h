@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the allocator needs of the tree, copied under the core lock so
  * that it can read /proc and make its system calls with the lock let go
  * (the kernel's scheduler reads the task groups; cgfused's allocator reads

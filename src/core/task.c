@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The table of tracked tasks and their exits. */
 #include "core/task.h"
 

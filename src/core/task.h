@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Tasks (threads) the core tracks: those that were ever attached, until they
  * exit. Every other thread of the system is implicitly in init_css_set and
  * has no struct task. All functions are called locked (the write side)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A process's exec. When a thread other than the leader calls execve, the
  * kernel's de_thread() kills the other threads, then gives the exec'ing
  * thread the leader's id: the proc connector reports the leader's exit,

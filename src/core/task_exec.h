@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A process's exec, as the proc connector reports it. Called locked. */
 #ifndef CGFUSED_TASK_EXEC_H
 #define CGFUSED_TASK_EXEC_H

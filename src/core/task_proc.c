@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tracked threads of each process: see task_proc.h. */
 #include "core/task_proc.h"
 

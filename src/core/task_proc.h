@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tracked threads of each process: an index by tgid, so that what
  * concerns a whole process (an exec) finds its tracked threads without a
  * look at every tracked task. Two pointers per task and one hash entry per

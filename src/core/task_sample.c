@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A subtree's threads sampled with the core lock let go over /proc. */
 #include "core/task_sample.h"
 

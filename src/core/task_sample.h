@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Sampling a subtree's threads for accounting without holding the core
  * lock over /proc: what a read of cpuacct.usage (a CFTYPE_SAMPLES file)
  * does first. The thread ids are copied under the lock, their figures read

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The task watcher thread. */
 #include "core/task_watch.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A thread that takes in the kernel's fork and exit reports as they come,
  * so that memberships (and release agents) follow the kernel while nobody
  * touches the filesystem, and the proc connector's buffer does not fill up

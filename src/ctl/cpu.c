@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpu: CFS group weight (cpu.shares), bandwidth (cpu.cfs_period_us,
  * cpu.cfs_quota_us, cpu.cfs_burst_us), cpu.idle and RT bandwidth
  * (cpu.rt_period_us, cpu.rt_runtime_us), with the kernel's parsing,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpuacct: CPU accounting (kernel/sched/cpuacct.c). A group counts what its
  * threads and its descendants' threads ran while they were members: the
  * core charges each thread's CPU time to its groups (task_charge) when it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cpuset: which CPUs and memory nodes a group's tasks may use, with the
  * kernel's v1 (legacy hierarchy) rules from kernel/cgroup/cpuset.c and
  * cpuset-v1.c: a child is a subset of its parent, a populated group cannot

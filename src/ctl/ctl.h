@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The controllers cgfused knows. main hands this list to the core; adding a
  * controller is one new file here plus one line in controllers.c. */
 #ifndef CGFUSED_CTL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The filesystem: cgroups are directories, control files are files.
  *
  * Inodes need no table: a cgroup's id and a file's index in its hierarchy's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The FUSE low-level filesystem over the cgroup core. */
 #ifndef CGFUSED_FS_H
 #define CGFUSED_FS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading /proc/self/mountinfo (see mountinfo.h). */
 #include "fs/mountinfo.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The mount table as this process sees it (/proc/self/mountinfo), read
  * without asking any file system: a FUSE daemon that is stopped cannot
  * make the question hang. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The mount point: `cgfused /sys/fs/mycg` must work where it can and say
  * why not where it cannot (/sys/fs is sysfs: mkdir there gives EPERM). */
 #include "fs/mountpoint.h"

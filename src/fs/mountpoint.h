@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Making sure the mount point exists before libfuse looks at it. */
 #ifndef CGFUSED_MOUNTPOINT_H
 #define CGFUSED_MOUNTPOINT_H

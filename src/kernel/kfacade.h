@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel facade: the only place that asks the running kernel about tasks
  * (and, later, the only one that changes their scheduling). The core calls it
  * through this table so that unit tests can run the core on a fake system. */

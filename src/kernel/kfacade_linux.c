@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel facade on a real system: forks and exits from the netlink proc
  * connector (filtered to those two: exec, uid and comm changes never come),
  * identities from pidfds, everything else from /proc and sysfs. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Scheduling levers on the real kernel (see KERNEL-NOTES.md: nice and
  * affinity act on one thread; autogroup nice weighs a whole session). */
 #include "kernel/kfacade_sched.h"

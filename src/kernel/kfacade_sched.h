@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The scheduling levers of the real kernel facade (kfacade_linux.c puts
  * them in its ops table): per-thread nice through sched_setattr, affinity,
  * session autogroups, and who may be managed. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CPU figures from /proc; see task_cputime.h. Field numbers are proc(5)'s. */
 #include "kernel/task_cputime.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CPU figures from /proc: one thread's (for accounting and for telling
  * runnable threads), and the whole system's per CPU (the root cgroup's
  * cpuacct files). Nothing is held open; each read opens, reads and closes.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Taskstats over generic netlink: the kernel sends a listener registered
  * for a CPU one message per task that exits on that CPU, holding the
  * thread's final figures (TASKSTATS_TYPE_AGGR_PID) and, for the last thread

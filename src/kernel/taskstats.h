@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Exited threads' final CPU time from the kernel's taskstats interface
  * (generic netlink; root only): the CPU time of tasks that have exited stays
  * counted in their groups' cpuacct figures. See KERNEL-NOTES.md "Taskstats"

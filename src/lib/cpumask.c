@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* CPU and node masks in the kernel's list syntax (lib/bitmap-str.c). */
 #include "lib/cpumask.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Fixed-size bit masks for CPUs and memory nodes, with the kernel's list
  * syntax ("0-3,8", "0-7:2/4", "N", "all"; lib/bitmap-str.c). */
 #ifndef CGFUSED_CPUMASK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Kernel-exact number parsing (lib/kstrtox.c). */
 #include "lib/kparse.h"
 

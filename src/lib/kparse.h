@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Parsers that behave exactly like the kernel's (lib/kstrtox.c, strstrip,
  * lib/bitmap-str.c), so that every control file accepts and refuses what the
  * kernel's does, with the same errno. */

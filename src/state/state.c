@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state's files: the log its subscriber hooks append to, snapshots,
  * compaction and the thread that syncs the log. */
 #include "state/state.h"
@@ -718,6 +719,36 @@ void state_free(struct cg_state *st)
 	g_free(st->log_path);
 	g_free(st->path);
 	g_free(st);
+}
+
+/* The records a snapshot of core holds, header aside. */
+static GString *snapshot_body(struct cg_core *core)
+{
+	GString *out = g_string_new(NULL);
+	unsigned nr = 0;
+
+	cg_write_lock(&core->lock);
+	for (guint r = 0; r < core->roots->len; r++)
+		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(core->roots, r))->top,
+			       &nr);
+	snapshot_tasks(out, core, &nr);
+	cg_write_unlock(&core->lock);
+	return out;
+}
+
+bool state_remove_if_pristine(struct cg_state *st, struct cg_core *fresh)
+{
+	GString *now = snapshot_body(st->core), *then = snapshot_body(fresh);
+	bool pristine = g_string_equal(now, then);
+
+	g_string_free(now, TRUE);
+	g_string_free(then, TRUE);
+	/* Still ours (the log's lock is held): the log first, so that a crash
+	 * in between leaves a snapshot that stands alone. */
+	if (pristine && (unlinkat(st->dir.fd, st->log_name, 0) < 0 ||
+			 unlinkat(st->dir.fd, st->name, 0) < 0))
+		g_warning("state: cannot remove %s: %s", st->path, g_strerror(errno));
+	return pristine;
 }
 
 unsigned state_log_records(const struct cg_state *st)

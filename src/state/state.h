@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* State that survives the daemon: every group, its control files' values,
  * owners and modes, and every membership, kept in FILE (a snapshot) and
  * FILE.log (the changes since, appended by its subscriber hooks (see
@@ -52,6 +53,12 @@ int state_snapshot(struct cg_state *st);
 /* Stops logging, closes the files and lets the lock go: without
  * state_snapshot() first, what a kill -9 leaves. */
 void state_free(struct cg_state *st);
+
+/* After a clean stop's state_snapshot(), before state_free(): if the
+ * state holds nothing a fresh core (fresh: the same hierarchies, options
+ * and owner, nothing done) would not, removes FILE and FILE.log, so that
+ * temporary mounts leave no files behind. True if it was so. */
+bool state_remove_if_pristine(struct cg_state *st, struct cg_core *fresh);
 
 /* How many records the log and the last snapshot hold. */
 unsigned state_log_records(const struct cg_state *st);

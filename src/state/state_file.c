@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Opening the state's files without trusting what is there (the rules
  * are in state_file.h). */
 #include "state/state_file.h"

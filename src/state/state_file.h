@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Opening the state's files without trusting what is there. The daemon
  * replays FILE and FILE.log as root (a record may set a release_agent), so
  * whoever could write them could run anything as root; and it rewrites and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state's log file through a shared mapping (see state_log.h). */
 #include "state/state_log.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state's log file, written through a shared mapping: an append is
  * a memcpy into the page cache, which outlives a kill -9 of the daemon as
  * a write(2) would, without a system call on the attach path.

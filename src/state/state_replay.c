@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Replaying FILE and FILE.log into a new core. Every record goes through
  * the core's own entry points, so a value the core would refuse today is
  * refused again rather than trusted. Records are applied as they are

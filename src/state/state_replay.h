@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Loading a saved state at start-up (src/state/state.h has the format). */
 #ifndef CGFUSED_STATE_REPLAY_H
 #define CGFUSED_STATE_REPLAY_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgfused-classify: move running processes into groups of a cgfused
  * mount, as libcgroup's cgclassify does on the kernel's cgroupfs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgfused-exec: run a command in groups of a cgfused mount, as libcgroup's
  * cgexec does on the kernel's cgroupfs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cgfused-top: the groups of a cgfused mount by CPU use, as systemd-cgtop
  * shows the kernel's.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Finding a cgfused mount and its groups (see cgmount.h). */
 #include "tools/cgmount.h"
 

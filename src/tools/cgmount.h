@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the tools (cgfused-exec, cgfused-classify, cgfused-top) know of a
  * cgfused mount: where it is and how its hierarchies lie, read from the
  * tree itself, since the mount's options do not list its controllers. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* JSON strings (see top_json.h). */
 #include "tools/top_json.h"
 

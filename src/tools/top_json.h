@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The little JSON that cgfused-top --json writes: GLib has no JSON writer,
  * and json-glib would be a new dependency for one object a refresh. */
 #ifndef CGFUSED_TOOLS_TOP_JSON_H

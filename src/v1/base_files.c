@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The v1 face's base files (kernel/cgroup/cgroup-v1.c cgroup1_base_files),
  * through what core/face.h gives a face. */
 #include "v1/base_files.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The v1 face's base files: cgroup.procs, cgroup.clone_children, tasks,
  * notify_on_release, and at the root cgroup.sane_behavior and
  * release_agent, in the kernel's order. */

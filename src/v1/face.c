@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The v1 face's rules (kernel/cgroup/cgroup-v1.c). */
 #include "v1/face.h"
 

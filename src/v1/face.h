@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The v1 (legacy) face: the controllers' legacy files after the v1 base
  * files, renames only within a parent, and flags a new group takes from
  * its parent. main.c gives it to every hierarchy. */

@@ -1,13 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Running the release agent. */
 #include "v1/release_agent.h"
 
 #include "core/notify.h"
+#include "lib/failcount.h"
 
 struct release_agent {
 	struct cg_core *core;
 	struct cg_subscriber sub;
 	GAsyncQueue *due;		/* struct release *, then the stop mark */
 	GThread *thread;
+	struct failcount failed;	/* runs that could not start, in a row */
 };
 
 /* One run: the agent and the group's path, copied under the core lock. */
@@ -25,7 +28,7 @@ static void release_free(struct release *r)
 /* What release_agent_free queues last. */
 static struct release stop_mark;
 
-static void run_agent(const struct release *r)
+static void run_agent(struct release_agent *ra, const struct release *r)
 {
 	/* The kernel's call_usermodehelper environment. */
 	char *envp[] = { "HOME=/", "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
@@ -36,8 +39,12 @@ static void run_agent(const struct release *r)
 	if (!g_spawn_async("/", argv, envp,
 			   G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_STDOUT_TO_DEV_NULL |
 			   G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, &err)) {
-		g_warning("release_agent %s %s: %s", r->agent, r->path, err->message);
+		/* Every release fails alike: said once, then counted. */
+		failcount_fail(&ra->failed, "release_agent %s %s: %s", r->agent, r->path,
+			       err->message);
 		g_error_free(err);
+	} else {
+		failcount_ok(&ra->failed, "release_agent");
 	}
 }
 
@@ -47,7 +54,7 @@ static gpointer agent_main(gpointer data)
 	struct release *r;
 
 	while ((r = g_async_queue_pop(ra->due)) != &stop_mark) {
-		run_agent(r);
+		run_agent(ra, r);
 		release_free(r);
 	}
 	return NULL;

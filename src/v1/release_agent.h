@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* notify_on_release: when a cgroup that asked for it loses its last task and
  * its last child, its hierarchy's release_agent runs with the cgroup's path
  * (kernel: cgroup1_check_for_release, cgroup1_release_agent). A subscriber

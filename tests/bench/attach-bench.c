@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * attach-bench: what moving a task between cgroups costs through the cgroup
  * v1 file interface, on any directory that speaks it: the kernel's cgroupfs

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 """benchlib: what run-scale-bench and run-clients-bench share.
 
 Signals turned into an exception outside the sections that start and

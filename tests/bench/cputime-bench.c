@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What reading CPU figures costs: each reader of src/kernel/task_cputime.c and the
  * taskstats query (as root), timed call by call; prints the median, 90th and
  * 99th percentile in microseconds. Usage: cputime-bench [READS] (10000). The

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * fuse-floor: the FUSE transport floor for attach-bench.  The smallest
  * libfuse3 low-level filesystem with the shape of a cgroup v1 hierarchy: a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * hog: a CPU hog for the group-fairness benchmark (run-fairness-bench).
  *

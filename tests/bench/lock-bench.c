@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the core lock's read side costs when threads read at once: a GMutex
  * (the core lock until now), a GRWLock (pthread rwlock: one reader count
  * every reader writes) and cg_lock (a slot per thread). Each thread takes

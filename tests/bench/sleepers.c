@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * sleepers: many cheap tasks of the benchmark's own, placed in groups
  * through a cgroup v1 tasks file, for the scale benchmark

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state-bench: what the state costs a move, in the core alone (no FUSE), on
  * the fake kernel facade: ns per move through the tasks file (one thread)
  * and cgroup.procs (a process of 8 threads), without state and with it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: arbitrary bytes written to every writable control file
  * of a small hierarchy (root, c, c/d; one process of two threads in c)
  * through the core's cg_file_write(), the way FUSE hands writes over.

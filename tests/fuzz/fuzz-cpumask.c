@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: cpumask_parselist() (the kernel's bitmap_parselist)
  * on arbitrary bytes. Properties: it accepts or answers EINVAL, ERANGE or
  * EOVERFLOW; an accepted list sets no bit at or past nbits, and its printed

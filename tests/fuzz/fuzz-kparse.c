@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: the kernel's number parsers (kstrtoull, kstrtoll,
  * kstrtoint, kstrstrip) against a plain model of lib/kstrtox.c's grammar:
  * [+] (0x hex | 0 octal | decimal) [\n], nothing else; '-' for the signed

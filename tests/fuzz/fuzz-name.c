@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* libFuzzer target: group names through cg_mkdir(), cg_rename() and
  * cg_rmdir(), the way FUSE hands them over (NUL-terminated; the VFS never
  * passes "", ".", ".." or a '/').

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * clone-parent GROUP_TASKS ROOT_TASKS: a member of a group makes a child
  * with clone(CLONE_PARENT), which gives the child the member's parent. The

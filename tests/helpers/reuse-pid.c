@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * reuse-pid TASKS: puts a child into a cgroup through the tasks file TASKS,
  * kills and reaps it, at once makes a new process with the same PID

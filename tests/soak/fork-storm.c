@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fork-storm TASKS_FILE PROCS THREADS: joins the group of TASKS_FILE, then
  * forks PROCS short-lived processes and starts THREADS short-lived threads,
  * in batches, and checks the group's listing against what it knows:

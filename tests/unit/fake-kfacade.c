@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The fake kernel facade: see fake-kfacade.h. */
 #include "fake-kfacade.h"
 

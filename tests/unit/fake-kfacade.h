@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A fake kernel facade for the unit tests: struct kfacade_ops over an
  * in-memory table of threads, so that the core runs on a made-up system.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the allocator on the fake facade (a dry run: the fake
  * records the nice values and affinities it is given). Each hierarchy here
  * has a known answer: the group-fair weights of CFS group scheduling. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of attaching tasks (tasks, cgroup.procs), listing them, their
  * exit and id reuse, and the directory operations, on the fake kernel
  * facade. Expected values are the kernel's (docs/kernel-oracle.md). */

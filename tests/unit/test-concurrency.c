@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core driven from several threads at once, as FUSE's workers do:
  * readers of listings, settings and figures run while another thread moves
  * tasks and makes and removes groups. Each read must see a whole change or

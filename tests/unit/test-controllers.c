@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the control files through cg_file_write/cg_file_read: the
  * cpu and cpuset controllers and the core's own files, against the kernel's
  * behaviour recorded in docs/kernel-oracle.md. The fake facade has CPUs

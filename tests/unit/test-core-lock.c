@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of src/core/core_lock.c: readers side by side, writers alone. */
 #include <glib.h>
 #include <stdatomic.h>

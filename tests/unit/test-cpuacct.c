@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of cpuacct on the fake facade: a group counts what its threads
  * and its descendants' threads ran while they were members, exited threads
  * included, as kernel/sched/cpuacct.c does. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of src/kernel/task_cputime.c: the /proc parsers fed with text as this
  * machine (Linux 6.18) and kernels with CONFIG_SCHEDSTATS write it, and the
  * readers on live threads of this test. */

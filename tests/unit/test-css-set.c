@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of css_sets: sharing, release, the hash, and several
  * hierarchies, on the fake kernel facade. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The unit tests' shared harness (see test-env.h). */
 #include <stdlib.h>
 #include <string.h>

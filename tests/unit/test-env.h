@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The unit tests' shared harness: a core on the fake kernel facade with one
  * or two hierarchies, control files written and read by name through
  * cg_file_write/cg_file_read, and checks that fail a test without stopping

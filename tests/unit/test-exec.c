@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of a process's exec (core/task_exec.c) on the fake kernel
  * facade: when a thread other than the leader calls execve it takes the
  * leader's id, and the process carries on in that thread's groups. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A hierarchy's face decides its base files, which controller tables it
  * shows, its rename rule and what a new group inherits: a face with none
  * of v1's next to cgroup1_face. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the kernel-exact parsers: kstrto*(), kstrstrip() and the
  * CPU list syntax (cpumask_parselist/cpumask_print_list).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tree as the filesystem and replay see it (core/cgroup_lookup.h):
  * lookups by id, name and path, listings, and what is left of a removed
  * group. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* src/malloc_setup.c must set up glibc's malloc and GLib's slice allocator
  * before GLib's constructor runs. This program is linked with it, as the
  * daemon is, and looks at what the allocators do. (Under ASan or valgrind,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the core's subscribers (core/notify.h): which events come,
  * in which order, what a prepare veto leaves behind, and cgfused.stat. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of the permission model: the kernel's rules over owners and
  * modes (iattr.c), and the core's checks of every operation as a user who
  * is not root, on the fake kernel facade. Expected values are the kernel's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The state without FUSE: records written by the core's hooks, reloaded
  * into a new core on the same fake system, torn and garbled lines, a log
  * of an older generation, compaction, identities that changed. A "crash"

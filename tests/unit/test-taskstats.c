@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Unit tests of src/kernel/taskstats.c: the message parser fed with messages built
  * here in the kernel's layout, and (as root) the listener and the query on
  * processes this test starts. */
