@@ -30,6 +30,14 @@
  * sleeping processes each is checked every 10 s (see sample_sleepers). */
 #define SLEEPER_PASSES 4
 #define SLEEPER_BUDGET 100
+/* A thread found with an affinity wider than its cpuset (the kernel knows
+ * nothing of our cpusets: it lets a thread widen its own affinity, and says
+ * nothing of it) is re-read every pass for WATCH_PASSES sampled passes (5
+ * s), doubled at each new escape up to 64 times that (5 min); while watched,
+ * one found more than once is also re-read every ALLOC_RECHECK_MS. Others
+ * cost no read but the reconcile's. */
+#define WATCH_PASSES 50
+#define WATCH_MAX_SHIFT 6
 /* Pass times kept for cgfused.stat's percentiles. */
 #define PASS_RING 256
 
@@ -84,6 +92,8 @@ struct allocator {
 	GArray *charges;		/* struct sched_sample */
 	unsigned rotation;
 	GHashTable *autogroups;		/* id -> struct autogroup * */
+	GHashTable *watched;		/* tids of threads with watch set */
+	bool repeat;			/* one of them escaped more than once */
 	struct alloc_stats st;
 	uint64_t ring[PASS_RING];	/* the last passes' times, ns */
 	bool changed;			/* a sample or a new thread changed the picture */
@@ -174,6 +184,7 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 	if (!s->exited && s->cpus_set)
 		set_cpus(a, s, &s->orig_cpus);
 	s->nice_set = s->cpus_set = false;
+	s->watch = 0;
 }
 
 /* The lowest nice the thread's owner could set: any for root's, else
@@ -244,8 +255,13 @@ static void take_events(struct allocator *a)
 		const struct alloc_event *e = &g_array_index(ev, struct alloc_event, i);
 		struct task_sched *s;
 
-		if (e->fork)
+		if (e->fork) {
 			alloc_task_fork(a->tasks, e->parent, e->tid, &e->ident);
+			/* Born with the affinity of a parent that widens its own. */
+			s = alloc_task_lookup(a->tasks, e->tid);
+			if (s && s->watch)
+				g_hash_table_add(a->watched, GINT_TO_POINTER(e->tid));
+		}
 		else if ((s = alloc_task_lookup(a->tasks, e->tid)) && s->ident.ino == e->ident.ino)
 			s->exited = true;
 	}
@@ -651,6 +667,79 @@ static void apply_nice(struct allocator *a, GArray *placed)
 	}
 }
 
+static bool inside(const struct task_sched *s, const struct cpumask *cpuset)
+{
+	return !cpumask_empty(&s->cpus) && cpumask_subset(&s->cpus, cpuset);
+}
+
+static void watch_task(struct allocator *a, struct task_sched *s)
+{
+	s->escapes++;
+	s->watch = WATCH_PASSES << MIN(s->escapes - 1, WATCH_MAX_SHIFT);
+	g_hash_table_add(a->watched, GINT_TO_POINTER(s->tid));
+	a->repeat |= s->escapes > 1;
+	a->st.escapes++;
+}
+
+/* Gives the thread its cpuset's CPUs. An affinity that is not what we gave
+ * it was set by the thread (or its owner), who may narrow it, not widen it:
+ * it keeps the part inside the cpuset (what sched_setaffinity gives inside
+ * a kernel cpuset), or the cpuset if none. What we gave it follows the
+ * cpuset, also when the cpuset grows. */
+static void place_cpus(struct allocator *a, struct task_sched *s, const struct cpumask *want)
+{
+	struct cpumask to = *want;
+
+	if (s->cpus_set && !cpumask_equal(&s->cpus, &s->applied_cpus)) {
+		if (!inside(s, &s->cpuset))
+			watch_task(a, s);
+		cpumask_and(&to, &s->cpus, want);
+		if (cpumask_empty(&to))
+			to = *want;
+	}
+	s->cpuset = *want;
+	if (!s->cpus_set || !cpumask_equal(&s->cpus, &to)) {
+		s->cpus_set = true;
+		set_cpus(a, s, &to);
+	}
+}
+
+/* Re-reads the watched threads' affinity and puts a widened one back; a
+ * sampled pass counts their watch down. */
+static void recheck_watched(struct allocator *a, bool sampled)
+{
+	struct kfacade *kf = a->core->kf;
+	GHashTableIter iter;
+	gpointer key;
+
+	a->repeat = false;
+	g_hash_table_iter_init(&iter, a->watched);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		struct task_sched *s = alloc_task_lookup(a->tasks, GPOINTER_TO_INT(key));
+
+		if (!s || s->exited || !s->cpus_set || !s->watch) {
+			if (s)
+				s->watch = 0;
+			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		if (kf->ops->get_affinity(kf, s->tid, &s->cpus) == 0 && !inside(s, &s->cpuset))
+			place_cpus(a, s, &s->cpuset);
+		s->watch -= sampled;
+		a->repeat |= s->escapes > 1;
+	}
+}
+
+bool alloc_rechecking(struct allocator *a)
+{
+	return a->repeat;
+}
+
+void alloc_recheck(struct allocator *a)
+{
+	recheck_watched(a, false);
+}
+
 static void apply_cpus(struct allocator *a, const struct sched_task *t, struct task_sched *s)
 {
 	const struct cpumask *want =
@@ -660,6 +749,7 @@ static void apply_cpus(struct allocator *a, const struct sched_task *t, struct t
 		if (s->cpus_set) {
 			set_cpus(a, s, &s->orig_cpus);
 			s->cpus_set = false;
+			s->watch = 0;
 		}
 		return;
 	}
@@ -668,16 +758,9 @@ static void apply_cpus(struct allocator *a, const struct sched_task *t, struct t
 	if (cpumask_empty(&s->cpus) &&
 	    a->core->kf->ops->get_affinity(a->core->kf, s->tid, &s->cpus) < 0)
 		return;
-	if (s->cpus_set && cpumask_equal(&s->cpus, want))
+	if (s->cpus_set && cpumask_equal(&s->cpuset, want) && inside(s, want))
 		return;
-	/* A thread may narrow its own affinity inside its cpuset: one that is
-	 * not what we gave it was set by the thread (or its owner). What we
-	 * gave it follows the cpuset, also when the cpuset grows. */
-	if (s->cpus_set && !cpumask_equal(&s->cpus, &s->applied_cpus) &&
-	    !cpumask_empty(&s->cpus) && cpumask_subset(&s->cpus, want))
-		return;
-	s->cpus_set = true;
-	set_cpus(a, s, want);
+	place_cpus(a, s, want);
 }
 
 static void end_autogroup_pass(struct allocator *a)
@@ -769,6 +852,7 @@ void alloc_pass(struct allocator *a, bool sample)
 		sample_tasks(a);
 		a->rotation++;
 	}
+	recheck_watched(a, sample);
 	for (guint i = 0; i < a->order->len; i++) {
 		struct task_sched *s = a->order->pdata[i];
 
@@ -878,6 +962,7 @@ struct allocator *alloc_new(struct cg_core *core)
 		g_message("not privileged: nice values can only be raised, never lowered or "
 			  "restored, and sessions are weighed only downwards; see cgfused(8)");
 	a->autogroups = g_hash_table_new_full(NULL, NULL, NULL, free_autogroup);
+	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
 	a->procs = g_hash_table_new_full(NULL, NULL, NULL, free_proc);
@@ -931,6 +1016,7 @@ void alloc_free(struct allocator *a)
 	g_array_unref(a->charges);
 	g_array_unref(a->events);
 	g_hash_table_destroy(a->autogroups);
+	g_hash_table_destroy(a->watched);
 	sched_view_clear(&a->view);
 	g_mutex_clear(&a->events_lock);
 	g_mutex_clear(&a->shown_lock);
@@ -970,9 +1056,10 @@ static void on_stat(void *data, GString *out)
 		"p99_pass_us %" G_GUINT64_FORMAT "\n"
 		"weight_error_ppm %.0f\n"
 		"autogroups_left_alone %u\n"
+		"affinity_escapes %" G_GUINT64_FORMAT "\n"
 		"privileged %d\n",
 		st.managed, st.passes, st.placings, st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
 		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6,
-		st.autogroups_left_alone, a->may_lower);
+		st.autogroups_left_alone, st.escapes, a->may_lower);
 }

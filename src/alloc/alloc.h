@@ -25,6 +25,8 @@ struct alloc_stats {
 	/* Sessions with managed threads whose autogroup is not cgfused's to
 	 * weigh: they hold unmanaged threads too (last placing). */
 	unsigned autogroups_left_alone;
+	/* Times a member was found with an affinity wider than its cpuset. */
+	uint64_t escapes;
 };
 
 struct allocator;
@@ -52,6 +54,14 @@ void alloc_kick(struct allocator *a);
 int alloc_kick_fd(struct allocator *a);
 /* Clears the kick before a pass. */
 void alloc_kick_clear(struct allocator *a);
+
+/* Whether threads found widening their affinity more than once are to be
+ * re-read every ALLOC_RECHECK_MS between passes (alloc_recheck). */
+#define ALLOC_RECHECK_MS 10
+bool alloc_rechecking(struct allocator *a);
+/* Re-reads those threads' affinity and puts them back inside their
+ * cpusets: no pass, no lock, one call per such thread. */
+void alloc_recheck(struct allocator *a);
 
 const struct alloc_stats *alloc_stats(struct allocator *a);
 

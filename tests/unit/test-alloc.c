@@ -625,6 +625,130 @@ static void test_sleepers_not_reniced(void)
 	teardown(&e);
 }
 
+/* The affinity of thread tid, as a list. */
+static const char *affinity(struct env *e, pid_t tid)
+{
+	static GString *list;
+
+	if (!list)
+		list = g_string_new(NULL);
+	fake_kf_affinity(e->fk, tid, list);
+	return list->str;
+}
+
+/* Group A with cpuset.cpus 1-2 holds busy process 100 (two threads) and
+ * well-behaved process 200 (two threads). */
+static void make_cpuset_groups(struct env *e, const struct group *g)
+{
+	uint64_t a = mkdir_ok(e, e->top[0], "A");
+
+	wr_ok(e, a, "cpuset.cpus", "1-2");
+	wr_ok(e, a, "cpuset.mems", "0");
+	make_groups(e, g, 2);
+	run_period(e, g, 2);
+	g_assert_cmpstr(affinity(e, 100), ==, "1-2");
+}
+
+/* Runs sampled passes up to and including the next reconcile: passes 0,
+ * 50, 100 ... (all sampled here). */
+static void until_reconcile(struct env *e, const struct group *g)
+{
+	do
+		run_period(e, g, 2);
+	while (alloc_stats(alloc)->passes % 50 != 1);
+}
+
+/* A member that widens its own affinity past its cpuset (the kernel lets
+ * it: it knows nothing of our cpusets) is found by the reconcile, then
+ * watched: put back at the next pass, and a repeat offender between passes
+ * too (issue 13 item 3c). */
+static void test_widening_put_back(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "A", 200, 2, 2 } };
+
+	setup(&e);
+	make_cpuset_groups(&e, g);
+	fake_kf_set_own_affinity(e.fk, 100, "0-3");
+	until_reconcile(&e, g);
+	g_assert_cmpstr(affinity(&e, 100), ==, "1-2");
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 1);
+	g_assert_false(alloc_rechecking(alloc));
+	/* Watched: the next widening lasts one pass. */
+	run_period(&e, g, 2);
+	fake_kf_set_own_affinity(e.fk, 100, "0-1");
+	run_period(&e, g, 2);
+	/* What it asked for inside the cpuset, as sched_setaffinity there. */
+	g_assert_cmpstr(affinity(&e, 100), ==, "1");
+	/* A repeat offender: re-read between passes as well. */
+	g_assert_true(alloc_rechecking(alloc));
+	fake_kf_set_own_affinity(e.fk, 100, "0");
+	alloc_recheck(alloc);
+	g_assert_cmpstr(affinity(&e, 100), ==, "1-2");	/* nothing inside: the cpuset */
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 3);
+	/* Its sibling thread never widened: left as it is. */
+	g_assert_cmpstr(affinity(&e, 101), ==, "1-2");
+	/* Watched for 50 << 2 sampled passes after the third: still then,
+	 * not after. */
+	for (int i = 0; i < (50 << 2) - 1; i++)
+		run_period(&e, g, 2);
+	g_assert_true(alloc_rechecking(alloc));
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_false(alloc_rechecking(alloc));
+	g_assert_cmpuint(alloc_stats(alloc)->failed_calls, ==, 0);
+	teardown(&e);
+}
+
+/* A member may narrow its own affinity inside its cpuset, and keeps it,
+ * watched or not. */
+static void test_narrowing_kept(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "A", 200, 2, 2 } };
+
+	setup(&e);
+	make_cpuset_groups(&e, g);
+	fake_kf_set_own_affinity(e.fk, 200, "2");
+	until_reconcile(&e, g);
+	g_assert_cmpstr(affinity(&e, 200), ==, "2");
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 0);
+	/* Widened, then narrowed again while watched. */
+	fake_kf_set_own_affinity(e.fk, 100, "0-3");
+	until_reconcile(&e, g);
+	fake_kf_set_own_affinity(e.fk, 100, "1");
+	for (int i = 0; i < 5; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpstr(affinity(&e, 100), ==, "1");
+	g_assert_cmpstr(affinity(&e, 200), ==, "2");
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 1);
+	teardown(&e);
+}
+
+/* The watch costs well-behaved threads nothing: between reconciles a pass
+ * reads only the watched thread's affinity. */
+static void test_watch_costs_only_the_watched(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "A", 200, 2, 2 } };
+	unsigned before;
+
+	setup(&e);
+	make_cpuset_groups(&e, g);
+	until_reconcile(&e, g);
+	before = fake_kf_calls(e.fk).get_affinity;
+	for (int i = 0; i < 40; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(fake_kf_calls(e.fk).get_affinity, ==, before);
+	fake_kf_set_own_affinity(e.fk, 100, "0-3");
+	until_reconcile(&e, g);
+	before = fake_kf_calls(e.fk).get_affinity;
+	for (int i = 0; i < 40; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(fake_kf_calls(e.fk).get_affinity, ==, before + 40);
+	teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -652,5 +776,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/autogroup-of-mixed-session", test_autogroup_of_mixed_session);
 	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
 	g_test_add_func("/alloc/sleepers-not-reniced", test_sleepers_not_reniced);
+	g_test_add_func("/alloc/widening-put-back", test_widening_put_back);
+	g_test_add_func("/alloc/narrowing-kept", test_narrowing_kept);
+	g_test_add_func("/alloc/watch-costs-only-the-watched", test_watch_costs_only_the_watched);
 	return g_test_run();
 }
