@@ -273,6 +273,67 @@ print(n, out, round(100.0 * out / n, 1))' "$p")
 	(($2 * 2 < $1))
 }
 
+# restart [cgfused options...]: kill -9 of the daemon, then a new one on
+# the same mount point (its dead mount recovered) and the same state.
+restart() {
+	cd /
+	kill -KILL "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	cg_mount "$@"
+	cd "$MNT"
+}
+
+# niced_member VAR AFFINITY_VAR: a sleeper of nice 3 in group g (2 shares,
+# CPU 1), set to nice 19 and CPU 1; its affinity before, in AFFINITY_VAR.
+niced_member() {
+	local m
+	mkdir g
+	echo 0 >g/cpuset.mems
+	echo 1 >g/cpuset.cpus
+	echo 2 >g/cpu.shares
+	nice_sleeper m 3
+	printf -v "$2" %s "$(affinity_of "$m")"
+	echo "$m" >g/tasks
+	eventually 19 nice_of "$m"
+	eventually 1 affinity_of "$m"
+	printf -v "$1" %s "$m"
+}
+
+@test "after kill -9 and a restart a member stays managed, and gets its own nice and affinity back when it leaves" {
+	local s before
+	niced_member s before
+	[[ $before == 0,1 ]]
+	restart
+	run cat g/tasks
+	assert_output "$s"
+	eventually 'managed_threads 1' grep -x 'managed_threads [0-9]*' cgfused.stat
+	echo 335 >g/cpu.shares
+	eventually 5 nice_of "$s"
+	# What it had before the first daemon changed it (the file beside the
+	# state kept it), not what the second found.
+	echo "$s" >tasks
+	eventually 3 nice_of "$s"
+	eventually "$before" affinity_of "$s"
+}
+
+@test "after kill -9, a restart on which a member's group is gone gives it its own nice and affinity back" {
+	local s before
+	niced_member s before
+	# Another hierarchy: the state's groups and members of cpu,cpuacct,cpuset
+	# are not taken in, and nothing is managed.
+	restart -o controllers=cpuacct
+	eventually 3 nice_of "$s"
+	eventually "$before" affinity_of "$s"
+	run grep -x 'managed_threads 0' cgfused.stat
+	assert_success
+	# A clean stop, everything given back: no originals are left on file.
+	[ -e "$CG_TMP/mnt.state.orig" ]
+	cd /
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	[ ! -e "$CG_TMP/mnt.state.orig" ]
+}
+
 @test "a sleeper of a tiny group does not push a busy member of another group off nice 0" {
 	local s b i
 	mkdir small big

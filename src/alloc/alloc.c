@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "alloc/alloc_nice.h"
+#include "alloc/alloc_orig.h"
 #include "alloc/alloc_task.h"
 #include "alloc/alloc_weight.h"
 #include "core/notify.h"
@@ -48,6 +49,7 @@ struct autogroup {
 	int orig_nice, nice;
 	int floor;			/* this pass: the highest owner_floor of its threads */
 	bool nice_set;
+	bool recorded;			/* orig_nice is in the originals file */
 	/* Every thread of the session is managed (check_sessions): only then
 	 * is its nice, the whole session's, ours to set. */
 	bool whole;
@@ -93,6 +95,8 @@ struct allocator {
 	unsigned rotation;
 	GHashTable *autogroups;		/* id -> struct autogroup * */
 	GHashTable *watched;		/* tids of threads with watch set */
+	struct alloc_orig *orig;	/* the originals file, or NULL */
+	unsigned recorded;		/* live records in it */
 	bool repeat;			/* one of them escaped more than once */
 	struct alloc_stats st;
 	uint64_t ring[PASS_RING];	/* the last passes' times, ns */
@@ -187,6 +191,46 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 	s->watch = 0;
 }
 
+/* The thread's originals into the file (written before any change). */
+static void record_task(struct allocator *a, struct task_sched *s)
+{
+	struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, s->orig_cpus };
+
+	if (!a->orig || s->recorded)
+		return;
+	alloc_orig_add_task(a->orig, &t);
+	s->recorded = true;
+	a->recorded++;
+}
+
+/* Given back or gone: the file forgets it. */
+static void forget_task(struct allocator *a, struct task_sched *s)
+{
+	if (!s->recorded)
+		return;
+	alloc_orig_drop_task(a->orig, s->tid, s->ident.ino);
+	s->recorded = false;
+	a->recorded--;
+}
+
+/* A thread the last daemon managed (a kill -9 left its originals in the
+ * file): its originals are those, and what it has now is ours to change
+ * and give back. */
+static bool adopt_task(struct allocator *a, struct task_sched *s)
+{
+	struct orig_task t;
+
+	if (!a->orig || !alloc_orig_take_task(a->orig, s->tid, s->ident.ino, &t))
+		return false;
+	s->orig_nice = t.nice;
+	s->orig_cpus = t.cpus;
+	s->applied_cpus = s->cpus;
+	s->nice_set = s->cpus_set = true;
+	s->recorded = true;
+	a->recorded++;
+	return true;
+}
+
 /* The lowest nice the thread's owner could set: any for root's, else
  * 20 - RLIMIT_NICE (the kernel's can_nice()): cgfused lends no user more
  * priority than the user could take (issue 13). Unknown: NICE_MAX (only
@@ -220,6 +264,8 @@ static void see_task(struct allocator *a, struct task_sched *s)
 	s->autogroup = ag;
 	s->seen = true;
 	a->changed = true;
+	if (!adopt_task(a, s))
+		record_task(a, s);
 }
 
 /* Catches changes made by others (a renice, an affinity the task set
@@ -257,8 +303,10 @@ static void take_events(struct allocator *a)
 
 		if (e->fork) {
 			alloc_task_fork(a->tasks, e->parent, e->tid, &e->ident);
-			/* Born with the affinity of a parent that widens its own. */
 			s = alloc_task_lookup(a->tasks, e->tid);
+			if (s && s->seen)
+				record_task(a, s);
+			/* Born with the affinity of a parent that widens its own. */
 			if (s && s->watch)
 				g_hash_table_add(a->watched, GINT_TO_POINTER(e->tid));
 		}
@@ -294,8 +342,11 @@ static void sync_tasks(struct allocator *a)
 
 		s = alloc_task_lookup(a->tasks, t->tid);
 		/* Another thread of the same id: the old one is gone. */
-		if (!s || s->ident.ino != t->ident.ino || s->exited)
+		if (!s || s->ident.ino != t->ident.ino || s->exited) {
+			if (s)
+				forget_task(a, s);
 			s = alloc_task_add(a->tasks, t->tid, &t->ident);
+		}
 		g_ptr_array_add(a->order, s);
 		g_hash_table_add(live, s);
 		pr = g_hash_table_lookup(a->procs, GINT_TO_POINTER(t->ident.tgid));
@@ -311,6 +362,7 @@ static void sync_tasks(struct allocator *a)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
 		if (!g_hash_table_contains(live, s)) {
 			restore_task(a, s);
+			forget_task(a, s);
 			g_hash_table_iter_remove(&iter);
 		}
 	g_ptr_array_set_size(a->proc_list, 0);
@@ -426,6 +478,25 @@ static gboolean bucket_key_equal(gconstpointer a, gconstpointer b)
 	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
 }
 
+/* A session's original nice into the file, or, if the last daemon changed
+ * it, taken from there. */
+static void record_autogroup(struct allocator *a, struct autogroup *ag,
+			     const struct task_sched *s)
+{
+	struct orig_autogroup rec = { ag->id, s->tid, s->ident.ino, ag->orig_nice };
+
+	if (!a->orig)
+		return;
+	if (alloc_orig_take_autogroup(a->orig, ag->id, &rec)) {
+		ag->orig_nice = rec.nice;
+		ag->nice_set = ag->nice != ag->orig_nice;
+	} else {
+		alloc_orig_add_autogroup(a->orig, &rec);
+	}
+	ag->recorded = true;
+	a->recorded++;
+}
+
 static struct autogroup *autogroup_of(struct allocator *a, const struct task_sched *s)
 {
 	gpointer key = GINT_TO_POINTER(s->autogroup);
@@ -441,6 +512,7 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 		ag->tid = s->tid;
 		kf->ops->get_autogroup(kf, s->tid, &id, &ag->orig_nice);
 		ag->nice = ag->orig_nice;
+		record_autogroup(a, ag, s);
 		g_hash_table_insert(a->autogroups, key, ag);
 	}
 	if (!ag->buckets)
@@ -525,6 +597,10 @@ static void forget_autogroups(struct allocator *a)
 		if (ag->nice != ag->orig_nice)
 			count_call(a, &a->st.autogroup_calls,
 				   kf->ops->set_autogroup_nice(kf, ag->tid, ag->orig_nice));
+		if (ag->recorded) {
+			alloc_orig_drop_autogroup(a->orig, ag->id);
+			a->recorded--;
+		}
 		g_hash_table_iter_remove(&iter);
 	}
 }
@@ -785,6 +861,9 @@ static void place_tasks(struct allocator *a)
 	alloc_weights(&a->view, (struct task_sched *const *)a->order->pdata, targets);
 	placed = bucket_targets(a, targets);
 	forget_autogroups(a);
+	/* The originals on file before anything is changed. */
+	if (a->orig)
+		alloc_orig_flush(a->orig);
 	weigh_autogroups(a);
 	apply_nice(a, placed);
 	for (guint i = 0; i < a->order->len; i++) {
@@ -830,6 +909,89 @@ static void publish(struct allocator *a, uint64_t pass_ns)
 	g_mutex_unlock(&a->shown_lock);
 }
 
+/* What the last daemon changed on threads and sessions that are not
+ * managed now (their group is gone, or they left it): given back if they
+ * are still there (the same thread: its pidfs inode). */
+static void give_back_leftovers(struct allocator *a)
+{
+	struct kfacade *kf = a->core->kf;
+	GArray *tasks = g_array_new(FALSE, FALSE, sizeof(struct orig_task));
+	GArray *ags = g_array_new(FALSE, FALSE, sizeof(struct orig_autogroup));
+
+	alloc_orig_leftovers(a->orig, tasks, ags);
+	for (guint i = 0; i < tasks->len; i++) {
+		const struct orig_task *t = &g_array_index(tasks, struct orig_task, i);
+		struct task_ident id = { t->ino, 0 };
+
+		if (!kf->ops->task_alive(kf, t->tid, &id))
+			continue;
+		if (a->may_lower)
+			count_call(a, &a->st.nice_calls, kf->ops->set_nice(kf, t->tid, t->nice));
+		count_call(a, &a->st.affinity_calls, kf->ops->set_affinity(kf, t->tid, &t->cpus));
+	}
+	for (guint i = 0; i < ags->len; i++) {
+		const struct orig_autogroup *ag = &g_array_index(ags, struct orig_autogroup, i);
+		struct task_ident id = { ag->ino, 0 };
+		int now, nice;
+
+		if (kf->ops->task_alive(kf, ag->tid, &id) &&
+		    kf->ops->get_autogroup(kf, ag->tid, &now, &nice) == 0 && now == ag->id &&
+		    nice != ag->nice)
+			count_call(a, &a->st.autogroup_calls,
+				   kf->ops->set_autogroup_nice(kf, ag->tid, ag->nice));
+	}
+	g_array_unref(tasks);
+	g_array_unref(ags);
+}
+
+/* The originals file written anew when it holds mostly forgotten lines. */
+static void rewrite_originals(struct allocator *a)
+{
+	GHashTableIter iter;
+	struct task_sched *s;
+	struct autogroup *ag;
+
+	if (!alloc_orig_wants_rewrite(a->orig, a->recorded))
+		return;
+	alloc_orig_rewrite_begin(a->orig);
+	g_hash_table_iter_init(&iter, a->tasks);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
+		if (s->recorded) {
+			struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, s->orig_cpus };
+
+			alloc_orig_add_task(a->orig, &t);
+		}
+	g_hash_table_iter_init(&iter, a->autogroups);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
+		if (ag->recorded) {
+			const struct task_sched *m = alloc_task_lookup(a->tasks, ag->tid);
+			struct orig_autogroup rec = { ag->id, ag->tid, m ? m->ident.ino : 0,
+						      ag->orig_nice };
+
+			alloc_orig_add_autogroup(a->orig, &rec);
+		}
+	alloc_orig_rewrite_commit(a->orig);
+}
+
+/* After a pass: what the last daemon left and this one did not take is
+ * given back once the tree has been placed; records are written. */
+static void end_originals(struct allocator *a, bool placed)
+{
+	if (!a->orig)
+		return;
+	if (placed && alloc_orig_has_leftovers(a->orig))
+		give_back_leftovers(a);
+	rewrite_originals(a);
+	alloc_orig_flush(a->orig);
+}
+
+bool alloc_keep_originals(struct allocator *a, const char *state, const char *boot_id,
+			  GError **err)
+{
+	a->orig = alloc_orig_open(state, boot_id, err);
+	return a->orig != NULL;
+}
+
 static bool view_stale(void *data)
 {
 	struct allocator *a = data;
@@ -871,6 +1033,7 @@ void alloc_pass(struct allocator *a, bool sample)
 		place_tasks(a);
 		a->st.placings++;
 	}
+	end_originals(a, placing);
 	a->st.passes++;
 	publish(a, now_ns() - start);
 	/* The hierarchy just emptied: give back the whole pages malloc keeps
@@ -1009,6 +1172,10 @@ void alloc_free(struct allocator *a)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
 		if (ag->nice_set)
 			kf->ops->set_autogroup_nice(kf, ag->tid, ag->orig_nice);
+	/* A stop before the first pass gives back what the last daemon left. */
+	if (a->orig && alloc_orig_has_leftovers(a->orig))
+		give_back_leftovers(a);
+	alloc_orig_close(a->orig, true);
 	g_hash_table_destroy(a->tasks);
 	g_hash_table_destroy(a->procs);
 	g_ptr_array_unref(a->proc_list);

@@ -43,6 +43,14 @@ struct allocator *alloc_new(struct cg_core *core);
  * affinity back. Called with the thread stopped; NULL-safe. */
 void alloc_free(struct allocator *a);
 
+/* Keeps the originals of what it changes in STATE.orig (alloc_orig.h), and
+ * takes in what a daemon killed before it left there: threads and sessions
+ * still managed stay managed with those originals, the others get them
+ * back after the first pass. Before the thread starts. false and err if
+ * the file is refused. */
+bool alloc_keep_originals(struct allocator *a, const char *state, const char *boot_id,
+			  GError **err);
+
 /* One pass; sample also reads the runnable threads' CPU use (and some
  * sleepers'). Takes the core lock only to copy the tree when it changed
  * and to charge samples (core/sched_view.h); not called locked. */

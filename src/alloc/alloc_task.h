@@ -20,6 +20,7 @@ struct task_sched {
 	bool exited;			/* its exit was heard of: no more calls */
 	bool seen;			/* orig_* and autogroup were read */
 	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
+	bool recorded;			/* orig_* are in the originals file */
 	bool placed_asleep;		/* its nice was set while it slept */
 	int orig_nice, nice;		/* nice: the value it has now */
 	int owner_floor;		/* the lowest nice its owner could set */

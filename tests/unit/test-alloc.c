@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include "alloc/alloc.h"
 #include "alloc/alloc_nice.h"
@@ -749,6 +751,178 @@ static void test_watch_costs_only_the_watched(void)
 	teardown(&e);
 }
 
+/* A directory of the test's own (0700) for originals files; freed with
+ * its files by drop_dir. */
+static char *make_dir(void)
+{
+	GError *err = NULL;
+	char *dir = g_dir_make_tmp("test-alloc-XXXXXX", &err);
+
+	g_assert_no_error(err);
+	return dir;
+}
+
+static void drop_dir(char *dir)
+{
+	const char *name;
+	GDir *d = g_dir_open(dir, 0, NULL);
+
+	while (d && (name = g_dir_read_name(d))) {
+		char *path = g_build_filename(dir, name, NULL);
+
+		g_unlink(path);
+		g_free(path);
+	}
+	if (d)
+		g_dir_close(d);
+	g_rmdir(dir);
+	g_free(dir);
+}
+
+static void keep_originals(const char *dir, const char *boot)
+{
+	char *state = g_build_filename(dir, "s.state", NULL);
+	GError *err = NULL;
+
+	g_assert_true(alloc_keep_originals(alloc, state, boot, &err));
+	g_assert_no_error(err);
+	g_free(state);
+}
+
+static void copy_file(const char *dir, const char *from, const char *to)
+{
+	char *a = g_build_filename(dir, from, NULL), *b = g_build_filename(dir, to, NULL);
+	char *text;
+	gsize len;
+
+	g_assert_true(g_file_get_contents(a, &text, &len, NULL));
+	g_assert_true(g_file_set_contents_full(b, text, (gssize)len, G_FILE_SET_CONTENTS_NONE,
+					       0600, NULL));
+	g_free(text);
+	g_free(a);
+	g_free(b);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char *path = g_build_filename(dir, name, NULL);
+	bool there = g_file_test(path, G_FILE_TEST_EXISTS);
+
+	g_free(path);
+	return there;
+}
+
+/* What a daemon killed with kill -9 changed (its originals file as it was
+ * then): a restarted one goes on managing a thread that is still a
+ * member, with its originals, and gives the others theirs back at its
+ * first pass (issue 13 item 2). */
+static void test_originals_after_crash(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+	char *dir = make_dir();
+	GString *list = g_string_new(NULL);
+
+	setup(&e);
+	keep_originals(dir, "boot-1");
+	wr_ok(&e, group_id(&e, "B"), "cpuset.cpus", "3");
+	wr_ok(&e, group_id(&e, "B"), "cpuset.mems", "0");
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "2");
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2");
+	make_groups(&e, g, 2);
+	fake_kf_renice(e.fk, 100, 3);
+	fake_kf_renice(e.fk, 200, 4);
+	fake_kf_set_own_affinity(e.fk, 200, "0-2");
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 19);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 19);
+	fake_kf_affinity(e.fk, 200, list);
+	g_assert_cmpstr(list->str, ==, "3");
+	/* What a kill -9 would leave now. */
+	copy_file(dir, "s.state.orig", "crash");
+	/* A clean stop gives everything back and leaves no file. */
+	alloc_free(alloc);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 3);
+	g_assert_false(exists(dir, "s.state.orig"));
+
+	/* The crash instead: the threads as that daemon left them; 200 is
+	 * not a member when the next one starts. */
+	copy_file(dir, "crash", "s.state.orig");
+	fake_kf_renice(e.fk, 100, 19);
+	fake_kf_renice(e.fk, 200, 19);
+	fake_kf_set_own_affinity(e.fk, 200, "3");
+	wr_ok(&e, e.top[0], "tasks", "200");
+	alloc = alloc_new(e.core);
+	keep_originals(dir, "boot-1");
+	run_period(&e, g, 1);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 4);
+	fake_kf_affinity(e.fk, 200, list);
+	g_assert_cmpstr(list->str, ==, "0-2");
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 19);	/* still managed */
+	/* Leaving, it gets what it had before the first daemon. */
+	wr_ok(&e, e.top[0], "tasks", "100");
+	run_period(&e, g, 1);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 3);
+
+	/* Another boot's file: nothing in it is anyone's now. */
+	alloc_free(alloc);
+	copy_file(dir, "crash", "s.state.orig");
+	fake_kf_renice(e.fk, 200, 19);
+	alloc = alloc_new(e.core);
+	keep_originals(dir, "boot-2");
+	run_period(&e, g, 1);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 19);
+	g_string_free(list, TRUE);
+	teardown(&e);
+	drop_dir(dir);
+}
+
+/* The originals file is opened with the state's care: a link, another
+ * file, or one with a line cut short. */
+static void test_originals_file_care(void)
+{
+	struct env e;
+	char *dir = make_dir();
+	char *state = g_build_filename(dir, "s.state", NULL);
+	char *orig = g_strconcat(state, ".orig", NULL);
+	char *target = g_build_filename(dir, "target", NULL);
+	GError *err = NULL;
+	char *text;
+
+	setup(&e);
+	g_assert_true(g_file_set_contents(target, "cgfused-orig 1 b\n", -1, NULL));
+	g_assert_cmpint(symlink(target, orig), ==, 0);
+	g_assert_false(alloc_keep_originals(alloc, state, "b", &err));
+	g_assert_nonnull(strstr(err->message, "symbolic link"));
+	g_clear_error(&err);
+	g_unlink(orig);
+	g_assert_true(g_file_set_contents(orig, "#!/bin/sh\n", -1, NULL));
+	g_assert_false(alloc_keep_originals(alloc, state, "b", &err));
+	g_assert_nonnull(strstr(err->message, "header"));
+	g_clear_error(&err);
+	/* A line cut short by a crash is not taken; whole ones are. */
+	g_unlink(orig);
+	fake_kf_add_process(e.fk, 100, 2);
+	fake_kf_renice(e.fk, 100, 19);
+	fake_kf_renice(e.fk, 101, 19);
+	text = g_strdup_printf("cgfused-orig 1 b\nt 100 %" G_GUINT64_FORMAT " 2 0-3\nt 101 %"
+			       G_GUINT64_FORMAT " 1 0-", fake_kf_ino(e.fk, 100),
+			       fake_kf_ino(e.fk, 101));
+	g_assert_true(g_file_set_contents(orig, text, -1, NULL));
+	g_free(text);
+	g_assert_true(alloc_keep_originals(alloc, state, "b", &err));
+	alloc_pass(alloc, true);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 101), ==, 19);
+	teardown(&e);
+	g_assert_false(g_file_test(orig, G_FILE_TEST_EXISTS));
+	g_free(orig);
+	g_free(state);
+	g_free(target);
+	drop_dir(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -779,5 +953,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/widening-put-back", test_widening_put_back);
 	g_test_add_func("/alloc/narrowing-kept", test_narrowing_kept);
 	g_test_add_func("/alloc/watch-costs-only-the-watched", test_watch_costs_only_the_watched);
+	g_test_add_func("/alloc/originals-after-crash", test_originals_after_crash);
+	g_test_add_func("/alloc/originals-file-care", test_originals_file_care);
 	return g_test_run();
 }
