@@ -705,6 +705,16 @@ static bool near_enough(struct task_sched *s, int want)
 	return false;
 }
 
+/* Whether a bucket's nice values move from pass to pass: a fractional
+ * count of heavy threads is dithered in time, and with a whole count of
+ * runnable ones that is not all of them the heavier nice goes round, or
+ * equal threads would keep unequal shares for good. */
+static bool rotates(const struct nice_bucket *b)
+{
+	return b->nr_heavy != floor(b->nr_heavy) ||
+	       (b->counted && b->nr_heavy > 0 && b->nr_heavy < b->nr);
+}
+
 static void apply_nice(struct allocator *a, GArray *placed)
 {
 	GHashTableIter iter;
@@ -724,7 +734,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
 
-		a->dithering |= b->nr_heavy != floor(b->nr_heavy);
+		a->dithering |= a->may_lower && rotates(b);
 		/* Unprivileged, dithering would ratchet every nice up to 19. */
 		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
 

@@ -923,6 +923,39 @@ static void test_originals_file_care(void)
 	drop_dir(dir);
 }
 
+/* Two equal busy threads whose share is a whole number of heavy ones but
+ * fewer than all (949 shares: 474.5 each, one at nice 3 (526), one at 4
+ * (423), exactly) take turns at the heavier nice, so that both get the
+ * same CPU over time; they had settled at 3 and 4 for good. */
+static void test_whole_heavy_count_rotates(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 } };
+	double w[2] = { 0 };
+	unsigned heavy[2] = { 0 };
+
+	setup(&e);
+	make_groups(&e, g, 1);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "949");
+	run_period(&e, g, 1);
+	run_period(&e, g, 1);
+	for (int pass = 0; pass < 40; pass++) {
+		run_period(&e, g, 1);
+		for (int i = 0; i < 2; i++) {
+			int nice = fake_kf_nice(e.fk, 100 + i);
+
+			g_assert_true(nice == 3 || nice == 4);
+			heavy[i] += nice == 3;
+			w[i] += nice_to_weight(nice);
+		}
+		g_assert_cmpint(fake_kf_nice(e.fk, 100) + fake_kf_nice(e.fk, 101), ==, 7);
+	}
+	g_assert_cmpuint(heavy[0], ==, 20);
+	g_assert_cmpuint(heavy[1], ==, 20);
+	g_assert_cmpfloat(fabs(w[0] - w[1]), <, 1);
+	teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -955,5 +988,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/watch-costs-only-the-watched", test_watch_costs_only_the_watched);
 	g_test_add_func("/alloc/originals-after-crash", test_originals_after_crash);
 	g_test_add_func("/alloc/originals-file-care", test_originals_file_care);
+	g_test_add_func("/alloc/whole-heavy-count-rotates", test_whole_heavy_count_rotates);
 	return g_test_run();
 }
