@@ -180,10 +180,20 @@ fail:
 }
 
 /* The state in FILE, or in the default for the mount point in a directory
- * made 0700; never in the mount. NULL with a message on failure; *path is
- * the file's name either way (for the caller to free). */
-static struct cg_state *open_state(struct cg_core *core, const char *file,
-				   const char *mountpoint, char **pathp)
+ * made 0700; never in the mount; the allocator's originals beside it. NULL
+ * with a message on failure; *path is the file's name either way (for the
+ * caller to free). */
+static bool keep_originals(struct allocator *alloc, const char *path, GError **err)
+{
+	char *boot_id = state_boot_id();
+	bool ok = alloc_keep_originals(alloc, path, boot_id, err);
+
+	g_free(boot_id);
+	return ok;
+}
+
+static struct cg_state *open_state(struct cg_core *core, struct allocator *alloc,
+				   const char *file, const char *mountpoint, char **pathp)
 {
 	char *path = *pathp = file ? g_strdup(file) : state_default_path(mountpoint);
 	char *dir = g_path_get_dirname(path);
@@ -196,6 +206,11 @@ static struct cg_state *open_state(struct cg_core *core, const char *file,
 			fprintf(stderr, "cgfused: cannot create %s: %s\n", dir, strerror(errno));
 		else if (!(st = state_open(core, path, NULL, &err)))
 			fprintf(stderr, "cgfused: %s\n", err->message);
+		else if (!keep_originals(alloc, path, &err)) {
+			fprintf(stderr, "cgfused: %s\n", err->message);
+			state_free(st);
+			st = NULL;
+		}
 	}
 	g_clear_error(&err);
 	g_free(dir);
@@ -380,7 +395,7 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if ((!conf.state || strcmp(conf.state, "none") != 0) &&
-	    !(state = open_state(core, conf.state, opts.mountpoint, &state_path)))
+	    !(state = open_state(core, alloc, conf.state, opts.mountpoint, &state_path)))
 		goto out;
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out;

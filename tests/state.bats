@@ -22,7 +22,7 @@ teardown() {
 	fi
 	# The one test that uses the machine's default place cleans it up.
 	if [[ -n $DEFAULT_STATE ]]; then
-		rm -f "$DEFAULT_STATE" "$DEFAULT_STATE.log"
+		rm -f "$DEFAULT_STATE" "$DEFAULT_STATE.log" "$DEFAULT_STATE.orig"
 		rmdir /var/lib/cgfused 2>/dev/null || true
 	fi
 }

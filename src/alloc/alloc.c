@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "alloc/alloc_nice.h"
+#include "alloc/alloc_orig.h"
 #include "alloc/alloc_task.h"
 #include "alloc/alloc_weight.h"
 #include "core/notify.h"
@@ -31,6 +32,14 @@
  * sleeping processes each is checked every 10 s (see sample_sleepers). */
 #define SLEEPER_PASSES 4
 #define SLEEPER_BUDGET 100
+/* A thread found with an affinity wider than its cpuset (the kernel knows
+ * nothing of our cpusets: it lets a thread widen its own affinity, and says
+ * nothing of it) is re-read every pass for WATCH_PASSES sampled passes (5
+ * s), doubled at each new escape up to 64 times that (5 min); while watched,
+ * one found more than once is also re-read every ALLOC_RECHECK_MS. Others
+ * cost no read but the reconcile's. */
+#define WATCH_PASSES 50
+#define WATCH_MAX_SHIFT 6
 /* Pass times kept for cgfused.stat's percentiles. */
 #define PASS_RING 256
 
@@ -41,6 +50,7 @@ struct autogroup {
 	int orig_nice, nice;
 	int floor;			/* this pass: the highest owner_floor of its threads */
 	bool nice_set;
+	bool recorded;			/* orig_nice is in the originals file */
 	/* Every thread of the session is managed (check_sessions): only then
 	 * is its nice, the whole session's, ours to set. */
 	bool whole;
@@ -85,6 +95,10 @@ struct allocator {
 	GArray *charges;		/* struct sched_sample */
 	unsigned rotation;
 	GHashTable *autogroups;		/* id -> struct autogroup * */
+	GHashTable *watched;		/* tids of threads with watch set */
+	struct alloc_orig *orig;	/* the originals file, or NULL */
+	unsigned recorded;		/* live records in it */
+	bool repeat;			/* one of them escaped more than once */
 	struct alloc_stats st;
 	uint64_t ring[PASS_RING];	/* the last passes' times, ns */
 	bool changed;			/* a sample or a new thread changed the picture */
@@ -175,6 +189,47 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 	if (!s->exited && s->cpus_set)
 		set_cpus(a, s, &s->orig_cpus);
 	s->nice_set = s->cpus_set = false;
+	s->watch = 0;
+}
+
+/* The thread's originals into the file (written before any change). */
+static void record_task(struct allocator *a, struct task_sched *s)
+{
+	struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, s->orig_cpus };
+
+	if (!a->orig || s->recorded)
+		return;
+	alloc_orig_add_task(a->orig, &t);
+	s->recorded = true;
+	a->recorded++;
+}
+
+/* Given back or gone: the file forgets it. */
+static void forget_task(struct allocator *a, struct task_sched *s)
+{
+	if (!s->recorded)
+		return;
+	alloc_orig_drop_task(a->orig, s->tid, s->ident.ino);
+	s->recorded = false;
+	a->recorded--;
+}
+
+/* A thread the last daemon managed (a kill -9 left its originals in the
+ * file): its originals are those, and what it has now is ours to change
+ * and give back. */
+static bool adopt_task(struct allocator *a, struct task_sched *s)
+{
+	struct orig_task t;
+
+	if (!a->orig || !alloc_orig_take_task(a->orig, s->tid, s->ident.ino, &t))
+		return false;
+	s->orig_nice = t.nice;
+	s->orig_cpus = t.cpus;
+	s->applied_cpus = s->cpus;
+	s->nice_set = s->cpus_set = true;
+	s->recorded = true;
+	a->recorded++;
+	return true;
 }
 
 /* The lowest nice the thread's owner could set: any for root's, else
@@ -210,6 +265,8 @@ static void see_task(struct allocator *a, struct task_sched *s)
 	s->autogroup = ag;
 	s->seen = true;
 	a->changed = true;
+	if (!adopt_task(a, s))
+		record_task(a, s);
 }
 
 /* Catches changes made by others (a renice, an affinity the task set
@@ -245,8 +302,15 @@ static void take_events(struct allocator *a)
 		const struct alloc_event *e = &g_array_index(ev, struct alloc_event, i);
 		struct task_sched *s;
 
-		if (e->fork)
+		if (e->fork) {
 			alloc_task_fork(a->tasks, e->parent, e->tid, &e->ident);
+			s = alloc_task_lookup(a->tasks, e->tid);
+			if (s && s->seen)
+				record_task(a, s);
+			/* Born with the affinity of a parent that widens its own. */
+			if (s && s->watch)
+				g_hash_table_add(a->watched, GINT_TO_POINTER(e->tid));
+		}
 		else if ((s = alloc_task_lookup(a->tasks, e->tid)) && s->ident.ino == e->ident.ino)
 			s->exited = true;
 	}
@@ -279,8 +343,11 @@ static void sync_tasks(struct allocator *a)
 
 		s = alloc_task_lookup(a->tasks, t->tid);
 		/* Another thread of the same id: the old one is gone. */
-		if (!s || s->ident.ino != t->ident.ino || s->exited)
+		if (!s || s->ident.ino != t->ident.ino || s->exited) {
+			if (s)
+				forget_task(a, s);
 			s = alloc_task_add(a->tasks, t->tid, &t->ident);
+		}
 		g_ptr_array_add(a->order, s);
 		g_hash_table_add(live, s);
 		pr = g_hash_table_lookup(a->procs, GINT_TO_POINTER(t->ident.tgid));
@@ -296,6 +363,7 @@ static void sync_tasks(struct allocator *a)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
 		if (!g_hash_table_contains(live, s)) {
 			restore_task(a, s);
+			forget_task(a, s);
 			g_hash_table_iter_remove(&iter);
 		}
 	g_ptr_array_set_size(a->proc_list, 0);
@@ -411,6 +479,25 @@ static gboolean bucket_key_equal(gconstpointer a, gconstpointer b)
 	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
 }
 
+/* A session's original nice into the file, or, if the last daemon changed
+ * it, taken from there. */
+static void record_autogroup(struct allocator *a, struct autogroup *ag,
+			     const struct task_sched *s)
+{
+	struct orig_autogroup rec = { ag->id, s->tid, s->ident.ino, ag->orig_nice };
+
+	if (!a->orig)
+		return;
+	if (alloc_orig_take_autogroup(a->orig, ag->id, &rec)) {
+		ag->orig_nice = rec.nice;
+		ag->nice_set = ag->nice != ag->orig_nice;
+	} else {
+		alloc_orig_add_autogroup(a->orig, &rec);
+	}
+	ag->recorded = true;
+	a->recorded++;
+}
+
 static struct autogroup *autogroup_of(struct allocator *a, const struct task_sched *s)
 {
 	gpointer key = GINT_TO_POINTER(s->autogroup);
@@ -426,6 +513,7 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 		ag->tid = s->tid;
 		kf->ops->get_autogroup(kf, s->tid, &id, &ag->orig_nice);
 		ag->nice = ag->orig_nice;
+		record_autogroup(a, ag, s);
 		g_hash_table_insert(a->autogroups, key, ag);
 	}
 	if (!ag->buckets)
@@ -510,6 +598,10 @@ static void forget_autogroups(struct allocator *a)
 		if (ag->nice != ag->orig_nice)
 			count_call(a, &a->st.autogroup_calls,
 				   kf->ops->set_autogroup_nice(kf, ag->tid, ag->orig_nice));
+		if (ag->recorded) {
+			alloc_orig_drop_autogroup(a->orig, ag->id);
+			a->recorded--;
+		}
 		g_hash_table_iter_remove(&iter);
 	}
 }
@@ -614,6 +706,16 @@ static bool near_enough(struct task_sched *s, int want)
 	return false;
 }
 
+/* Whether a bucket's nice values move from pass to pass: a fractional
+ * count of heavy threads is dithered in time, and with a whole count of
+ * runnable ones that is not all of them the heavier nice goes round, or
+ * equal threads would keep unequal shares for good. */
+static bool rotates(const struct nice_bucket *b)
+{
+	return b->nr_heavy != floor(b->nr_heavy) ||
+	       (b->counted && b->nr_heavy > 0 && b->nr_heavy < b->nr);
+}
+
 static void apply_nice(struct allocator *a, GArray *placed)
 {
 	GHashTableIter iter;
@@ -633,7 +735,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
 
-		a->dithering |= b->nr_heavy != floor(b->nr_heavy);
+		a->dithering |= a->may_lower && rotates(b);
 		/* Unprivileged, dithering would ratchet every nice up to 19. */
 		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
 
@@ -652,6 +754,79 @@ static void apply_nice(struct allocator *a, GArray *placed)
 	}
 }
 
+static bool inside(const struct task_sched *s, const struct cpumask *cpuset)
+{
+	return !cpumask_empty(&s->cpus) && cpumask_subset(&s->cpus, cpuset);
+}
+
+static void watch_task(struct allocator *a, struct task_sched *s)
+{
+	s->escapes++;
+	s->watch = WATCH_PASSES << MIN(s->escapes - 1, WATCH_MAX_SHIFT);
+	g_hash_table_add(a->watched, GINT_TO_POINTER(s->tid));
+	a->repeat |= s->escapes > 1;
+	a->st.escapes++;
+}
+
+/* Gives the thread its cpuset's CPUs. An affinity that is not what we gave
+ * it was set by the thread (or its owner), who may narrow it, not widen it:
+ * it keeps the part inside the cpuset (what sched_setaffinity gives inside
+ * a kernel cpuset), or the cpuset if none. What we gave it follows the
+ * cpuset, also when the cpuset grows. */
+static void place_cpus(struct allocator *a, struct task_sched *s, const struct cpumask *want)
+{
+	struct cpumask to = *want;
+
+	if (s->cpus_set && !cpumask_equal(&s->cpus, &s->applied_cpus)) {
+		if (!inside(s, &s->cpuset))
+			watch_task(a, s);
+		cpumask_and(&to, &s->cpus, want);
+		if (cpumask_empty(&to))
+			to = *want;
+	}
+	s->cpuset = *want;
+	if (!s->cpus_set || !cpumask_equal(&s->cpus, &to)) {
+		s->cpus_set = true;
+		set_cpus(a, s, &to);
+	}
+}
+
+/* Re-reads the watched threads' affinity and puts a widened one back; a
+ * sampled pass counts their watch down. */
+static void recheck_watched(struct allocator *a, bool sampled)
+{
+	struct kfacade *kf = a->core->kf;
+	GHashTableIter iter;
+	gpointer key;
+
+	a->repeat = false;
+	g_hash_table_iter_init(&iter, a->watched);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		struct task_sched *s = alloc_task_lookup(a->tasks, GPOINTER_TO_INT(key));
+
+		if (!s || s->exited || !s->cpus_set || !s->watch) {
+			if (s)
+				s->watch = 0;
+			g_hash_table_iter_remove(&iter);
+			continue;
+		}
+		if (kf->ops->get_affinity(kf, s->tid, &s->cpus) == 0 && !inside(s, &s->cpuset))
+			place_cpus(a, s, &s->cpuset);
+		s->watch -= sampled;
+		a->repeat |= s->escapes > 1;
+	}
+}
+
+bool alloc_rechecking(struct allocator *a)
+{
+	return a->repeat;
+}
+
+void alloc_recheck(struct allocator *a)
+{
+	recheck_watched(a, false);
+}
+
 static void apply_cpus(struct allocator *a, const struct sched_task *t, struct task_sched *s)
 {
 	const struct cpumask *want =
@@ -661,6 +836,7 @@ static void apply_cpus(struct allocator *a, const struct sched_task *t, struct t
 		if (s->cpus_set) {
 			set_cpus(a, s, &s->orig_cpus);
 			s->cpus_set = false;
+			s->watch = 0;
 		}
 		return;
 	}
@@ -669,16 +845,9 @@ static void apply_cpus(struct allocator *a, const struct sched_task *t, struct t
 	if (cpumask_empty(&s->cpus) &&
 	    a->core->kf->ops->get_affinity(a->core->kf, s->tid, &s->cpus) < 0)
 		return;
-	if (s->cpus_set && cpumask_equal(&s->cpus, want))
+	if (s->cpus_set && cpumask_equal(&s->cpuset, want) && inside(s, want))
 		return;
-	/* A thread may narrow its own affinity inside its cpuset: one that is
-	 * not what we gave it was set by the thread (or its owner). What we
-	 * gave it follows the cpuset, also when the cpuset grows. */
-	if (s->cpus_set && !cpumask_equal(&s->cpus, &s->applied_cpus) &&
-	    !cpumask_empty(&s->cpus) && cpumask_subset(&s->cpus, want))
-		return;
-	s->cpus_set = true;
-	set_cpus(a, s, want);
+	place_cpus(a, s, want);
 }
 
 static void end_autogroup_pass(struct allocator *a)
@@ -703,6 +872,9 @@ static void place_tasks(struct allocator *a)
 	alloc_weights(&a->view, (struct task_sched *const *)a->order->pdata, targets);
 	placed = bucket_targets(a, targets);
 	forget_autogroups(a);
+	/* The originals on file before anything is changed. */
+	if (a->orig)
+		alloc_orig_flush(a->orig);
 	weigh_autogroups(a);
 	apply_nice(a, placed);
 	for (guint i = 0; i < a->order->len; i++) {
@@ -748,6 +920,89 @@ static void publish(struct allocator *a, uint64_t pass_ns)
 	g_mutex_unlock(&a->shown_lock);
 }
 
+/* What the last daemon changed on threads and sessions that are not
+ * managed now (their group is gone, or they left it): given back if they
+ * are still there (the same thread: its pidfs inode). */
+static void give_back_leftovers(struct allocator *a)
+{
+	struct kfacade *kf = a->core->kf;
+	GArray *tasks = g_array_new(FALSE, FALSE, sizeof(struct orig_task));
+	GArray *ags = g_array_new(FALSE, FALSE, sizeof(struct orig_autogroup));
+
+	alloc_orig_leftovers(a->orig, tasks, ags);
+	for (guint i = 0; i < tasks->len; i++) {
+		const struct orig_task *t = &g_array_index(tasks, struct orig_task, i);
+		struct task_ident id = { t->ino, 0 };
+
+		if (!kf->ops->task_alive(kf, t->tid, &id))
+			continue;
+		if (a->may_lower)
+			count_call(a, &a->st.nice_calls, kf->ops->set_nice(kf, t->tid, t->nice));
+		count_call(a, &a->st.affinity_calls, kf->ops->set_affinity(kf, t->tid, &t->cpus));
+	}
+	for (guint i = 0; i < ags->len; i++) {
+		const struct orig_autogroup *ag = &g_array_index(ags, struct orig_autogroup, i);
+		struct task_ident id = { ag->ino, 0 };
+		int now, nice;
+
+		if (kf->ops->task_alive(kf, ag->tid, &id) &&
+		    kf->ops->get_autogroup(kf, ag->tid, &now, &nice) == 0 && now == ag->id &&
+		    nice != ag->nice)
+			count_call(a, &a->st.autogroup_calls,
+				   kf->ops->set_autogroup_nice(kf, ag->tid, ag->nice));
+	}
+	g_array_unref(tasks);
+	g_array_unref(ags);
+}
+
+/* The originals file written anew when it holds mostly forgotten lines. */
+static void rewrite_originals(struct allocator *a)
+{
+	GHashTableIter iter;
+	struct task_sched *s;
+	struct autogroup *ag;
+
+	if (!alloc_orig_wants_rewrite(a->orig, a->recorded))
+		return;
+	alloc_orig_rewrite_begin(a->orig);
+	g_hash_table_iter_init(&iter, a->tasks);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
+		if (s->recorded) {
+			struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, s->orig_cpus };
+
+			alloc_orig_add_task(a->orig, &t);
+		}
+	g_hash_table_iter_init(&iter, a->autogroups);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
+		if (ag->recorded) {
+			const struct task_sched *m = alloc_task_lookup(a->tasks, ag->tid);
+			struct orig_autogroup rec = { ag->id, ag->tid, m ? m->ident.ino : 0,
+						      ag->orig_nice };
+
+			alloc_orig_add_autogroup(a->orig, &rec);
+		}
+	alloc_orig_rewrite_commit(a->orig);
+}
+
+/* After a pass: what the last daemon left and this one did not take is
+ * given back once the tree has been placed; records are written. */
+static void end_originals(struct allocator *a, bool placed)
+{
+	if (!a->orig)
+		return;
+	if (placed && alloc_orig_has_leftovers(a->orig))
+		give_back_leftovers(a);
+	rewrite_originals(a);
+	alloc_orig_flush(a->orig);
+}
+
+bool alloc_keep_originals(struct allocator *a, const char *state, const char *boot_id,
+			  GError **err)
+{
+	a->orig = alloc_orig_open(state, boot_id, err);
+	return a->orig != NULL;
+}
+
 static bool view_stale(void *data)
 {
 	struct allocator *a = data;
@@ -770,6 +1025,7 @@ void alloc_pass(struct allocator *a, bool sample)
 		sample_tasks(a);
 		a->rotation++;
 	}
+	recheck_watched(a, sample);
 	for (guint i = 0; i < a->order->len; i++) {
 		struct task_sched *s = a->order->pdata[i];
 
@@ -788,6 +1044,7 @@ void alloc_pass(struct allocator *a, bool sample)
 		place_tasks(a);
 		a->st.placings++;
 	}
+	end_originals(a, placing);
 	a->st.passes++;
 	publish(a, now_ns() - start);
 	/* The hierarchy just emptied: give back the whole pages malloc keeps
@@ -879,6 +1136,7 @@ struct allocator *alloc_new(struct cg_core *core)
 		g_message("not privileged: nice values can only be raised, never lowered or "
 			  "restored, and sessions are weighed only downwards; see cgfused(8)");
 	a->autogroups = g_hash_table_new_full(NULL, NULL, NULL, free_autogroup);
+	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
 	a->procs = g_hash_table_new_full(NULL, NULL, NULL, free_proc);
@@ -925,6 +1183,10 @@ void alloc_free(struct allocator *a)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
 		if (ag->nice_set)
 			kf->ops->set_autogroup_nice(kf, ag->tid, ag->orig_nice);
+	/* A stop before the first pass gives back what the last daemon left. */
+	if (a->orig && alloc_orig_has_leftovers(a->orig))
+		give_back_leftovers(a);
+	alloc_orig_close(a->orig, true);
 	g_hash_table_destroy(a->tasks);
 	g_hash_table_destroy(a->procs);
 	g_ptr_array_unref(a->proc_list);
@@ -932,6 +1194,7 @@ void alloc_free(struct allocator *a)
 	g_array_unref(a->charges);
 	g_array_unref(a->events);
 	g_hash_table_destroy(a->autogroups);
+	g_hash_table_destroy(a->watched);
 	sched_view_clear(&a->view);
 	g_mutex_clear(&a->events_lock);
 	g_mutex_clear(&a->shown_lock);
@@ -971,9 +1234,10 @@ static void on_stat(void *data, GString *out)
 		"p99_pass_us %" G_GUINT64_FORMAT "\n"
 		"weight_error_ppm %.0f\n"
 		"autogroups_left_alone %u\n"
+		"affinity_escapes %" G_GUINT64_FORMAT "\n"
 		"privileged %d\n",
 		st.managed, st.passes, st.placings, st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
 		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6,
-		st.autogroups_left_alone, a->may_lower);
+		st.autogroups_left_alone, st.escapes, a->may_lower);
 }

@@ -26,6 +26,8 @@ struct alloc_stats {
 	/* Sessions with managed threads whose autogroup is not cgfused's to
 	 * weigh: they hold unmanaged threads too (last placing). */
 	unsigned autogroups_left_alone;
+	/* Times a member was found with an affinity wider than its cpuset. */
+	uint64_t escapes;
 };
 
 struct allocator;
@@ -42,6 +44,14 @@ struct allocator *alloc_new(struct cg_core *core);
  * affinity back. Called with the thread stopped; NULL-safe. */
 void alloc_free(struct allocator *a);
 
+/* Keeps the originals of what it changes in STATE.orig (alloc_orig.h), and
+ * takes in what a daemon killed before it left there: threads and sessions
+ * still managed stay managed with those originals, the others get them
+ * back after the first pass. Before the thread starts. false and err if
+ * the file is refused. */
+bool alloc_keep_originals(struct allocator *a, const char *state, const char *boot_id,
+			  GError **err);
+
 /* One pass; sample also reads the runnable threads' CPU use (and some
  * sleepers'). Takes the core lock only to copy the tree when it changed
  * and to charge samples (core/sched_view.h); not called locked. */
@@ -53,6 +63,14 @@ void alloc_kick(struct allocator *a);
 int alloc_kick_fd(struct allocator *a);
 /* Clears the kick before a pass. */
 void alloc_kick_clear(struct allocator *a);
+
+/* Whether threads found widening their affinity more than once are to be
+ * re-read every ALLOC_RECHECK_MS between passes (alloc_recheck). */
+#define ALLOC_RECHECK_MS 10
+bool alloc_rechecking(struct allocator *a);
+/* Re-reads those threads' affinity and puts them back inside their
+ * cpusets: no pass, no lock, one call per such thread. */
+void alloc_recheck(struct allocator *a);
 
 const struct alloc_stats *alloc_stats(struct allocator *a);
 

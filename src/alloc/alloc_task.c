@@ -37,6 +37,7 @@ void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
 	s->tid = child;
 	s->ident = *ident;
 	s->exited = false;
+	s->recorded = false;
 	s->sampled = false;
 	s->runnable = true;
 	/* What it has now is not known: a nice or affinity given to the

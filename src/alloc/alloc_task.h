@@ -21,11 +21,16 @@ struct task_sched {
 	bool exited;			/* its exit was heard of: no more calls */
 	bool seen;			/* orig_* and autogroup were read */
 	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
+	bool recorded;			/* orig_* are in the originals file */
 	bool placed_asleep;		/* its nice was set while it slept */
 	int orig_nice, nice;		/* nice: the value it has now */
 	int owner_floor;		/* the lowest nice its owner could set */
 	struct cpumask orig_cpus, cpus;	/* cpus: the affinity it has now */
 	struct cpumask applied_cpus;	/* what we last gave it */
+	struct cpumask cpuset;		/* its cpuset's CPUs when last placed */
+	/* Found wider than its cpuset: re-read every pass while watch (sampled
+	 * passes left) is not 0; escapes counts the times (alloc.c). */
+	unsigned watch, escapes;
 	int autogroup;			/* session autogroup id */
 	bool sampled;			/* run_ns/wait_ns/at_ns hold a sample */
 	bool runnable;

@@ -27,6 +27,11 @@ static gpointer alloc_loop(gpointer data)
 		gint64 now = g_get_monotonic_time();
 		int timeout = (int)MAX(0, (next_sample - now) / 1000);
 
+		/* Threads that widened their affinity more than once: read
+		 * again soon (alloc.h). */
+		if (alloc_rechecking(th->alloc))
+			timeout = MIN(timeout, ALLOC_RECHECK_MS);
+
 		if (poll(pfd, 2, timeout) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents)
@@ -45,6 +50,8 @@ static gpointer alloc_loop(gpointer data)
 			alloc_kick_clear(th->alloc);
 			alloc_pass(th->alloc, false);
 			last_pass = g_get_monotonic_time();
+		} else {
+			alloc_recheck(th->alloc);
 		}
 	}
 	return NULL;

@@ -351,9 +351,13 @@ static int fake_set_nice(struct kfacade *kf, pid_t tid, int nice)
 
 static int fake_get_affinity(struct kfacade *kf, pid_t tid, struct cpumask *mask)
 {
+	struct fake_kf *fk = to_fake(kf);
 	struct fake_thread t;
 
-	if (!thread_copy(to_fake(kf), tid, &t))
+	g_mutex_lock(&fk->lock);
+	fk->calls.get_affinity++;
+	g_mutex_unlock(&fk->lock);
+	if (!thread_copy(fk, tid, &t))
 		return -ESRCH;
 	*mask = t.cpus;
 	return 0;
@@ -768,11 +772,24 @@ void fake_kf_renice(struct fake_kf *fk, pid_t tid, int nice)
 
 void fake_kf_affinity(struct fake_kf *fk, pid_t tid, GString *list)
 {
+	struct fake_thread t;
+
+	g_assert_true(thread_copy(fk, tid, &t));
+	g_string_truncate(list, 0);
+	cpumask_print_list(&t.cpus, list);
+}
+
+void fake_kf_set_own_affinity(struct fake_kf *fk, pid_t tid, const char *list)
+{
+	struct fake_thread *t;
 	struct cpumask mask;
 
-	g_assert_cmpint(fake_get_affinity(&fk->base, tid, &mask), ==, 0);
-	g_string_truncate(list, 0);
-	cpumask_print_list(&mask, list);
+	g_assert_cmpint(cpumask_parselist(list, &mask, FAKE_KF_NR_CPU_IDS), ==, 0);
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	g_assert_nonnull(t);
+	t->cpus = mask;
+	g_mutex_unlock(&fk->lock);
 }
 
 void fake_kf_set_session(struct fake_kf *fk, pid_t tgid, int autogroup)

@@ -69,6 +69,7 @@ void fake_kf_lose_exits(struct fake_kf *fk);
  * thread inherits them; the fake is privileged unless told otherwise. */
 struct fake_kf_calls {
 	unsigned nice, affinity, autogroup;	/* set_* calls so far */
+	unsigned get_affinity;			/* get_affinity calls so far */
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
@@ -83,6 +84,9 @@ int fake_kf_nice(struct fake_kf *fk, pid_t tid);
 void fake_kf_renice(struct fake_kf *fk, pid_t tid, int nice);
 /* The thread's affinity as a list ("0-3"), into list. */
 void fake_kf_affinity(struct fake_kf *fk, pid_t tid, GString *list);
+/* The thread sets its own affinity (list: "0-3"); the fake, like the
+ * kernel outside a cpuset it knows, takes any online CPUs. */
+void fake_kf_set_own_affinity(struct fake_kf *fk, pid_t tid, const char *list);
 /* Every thread of process tgid is in session autogroup id. */
 void fake_kf_set_session(struct fake_kf *fk, pid_t tgid, int autogroup);
 int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup);

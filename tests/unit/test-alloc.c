@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
+#include <unistd.h>
 
 #include "alloc/alloc.h"
 #include "alloc/alloc_nice.h"
@@ -626,6 +628,335 @@ static void test_sleepers_not_reniced(void)
 	teardown(&e);
 }
 
+/* The affinity of thread tid, as a list. */
+static const char *affinity(struct env *e, pid_t tid)
+{
+	static GString *list;
+
+	if (!list)
+		list = g_string_new(NULL);
+	fake_kf_affinity(e->fk, tid, list);
+	return list->str;
+}
+
+/* Group A with cpuset.cpus 1-2 holds busy process 100 (two threads) and
+ * well-behaved process 200 (two threads). */
+static void make_cpuset_groups(struct env *e, const struct group *g)
+{
+	uint64_t a = mkdir_ok(e, e->top[0], "A");
+
+	wr_ok(e, a, "cpuset.cpus", "1-2");
+	wr_ok(e, a, "cpuset.mems", "0");
+	make_groups(e, g, 2);
+	run_period(e, g, 2);
+	g_assert_cmpstr(affinity(e, 100), ==, "1-2");
+}
+
+/* Runs sampled passes up to and including the next reconcile: passes 0,
+ * 50, 100 ... (all sampled here). */
+static void until_reconcile(struct env *e, const struct group *g)
+{
+	do
+		run_period(e, g, 2);
+	while (alloc_stats(alloc)->passes % 50 != 1);
+}
+
+/* A member that widens its own affinity past its cpuset (the kernel lets
+ * it: it knows nothing of our cpusets) is found by the reconcile, then
+ * watched: put back at the next pass, and a repeat offender between passes
+ * too (issue 13 item 3c). */
+static void test_widening_put_back(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "A", 200, 2, 2 } };
+
+	setup(&e);
+	make_cpuset_groups(&e, g);
+	fake_kf_set_own_affinity(e.fk, 100, "0-3");
+	until_reconcile(&e, g);
+	g_assert_cmpstr(affinity(&e, 100), ==, "1-2");
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 1);
+	g_assert_false(alloc_rechecking(alloc));
+	/* Watched: the next widening lasts one pass. */
+	run_period(&e, g, 2);
+	fake_kf_set_own_affinity(e.fk, 100, "0-1");
+	run_period(&e, g, 2);
+	/* What it asked for inside the cpuset, as sched_setaffinity there. */
+	g_assert_cmpstr(affinity(&e, 100), ==, "1");
+	/* A repeat offender: re-read between passes as well. */
+	g_assert_true(alloc_rechecking(alloc));
+	fake_kf_set_own_affinity(e.fk, 100, "0");
+	alloc_recheck(alloc);
+	g_assert_cmpstr(affinity(&e, 100), ==, "1-2");	/* nothing inside: the cpuset */
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 3);
+	/* Its sibling thread never widened: left as it is. */
+	g_assert_cmpstr(affinity(&e, 101), ==, "1-2");
+	/* Watched for 50 << 2 sampled passes after the third: still then,
+	 * not after. */
+	for (int i = 0; i < (50 << 2) - 1; i++)
+		run_period(&e, g, 2);
+	g_assert_true(alloc_rechecking(alloc));
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_false(alloc_rechecking(alloc));
+	g_assert_cmpuint(alloc_stats(alloc)->failed_calls, ==, 0);
+	teardown(&e);
+}
+
+/* A member may narrow its own affinity inside its cpuset, and keeps it,
+ * watched or not. */
+static void test_narrowing_kept(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "A", 200, 2, 2 } };
+
+	setup(&e);
+	make_cpuset_groups(&e, g);
+	fake_kf_set_own_affinity(e.fk, 200, "2");
+	until_reconcile(&e, g);
+	g_assert_cmpstr(affinity(&e, 200), ==, "2");
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 0);
+	/* Widened, then narrowed again while watched. */
+	fake_kf_set_own_affinity(e.fk, 100, "0-3");
+	until_reconcile(&e, g);
+	fake_kf_set_own_affinity(e.fk, 100, "1");
+	for (int i = 0; i < 5; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpstr(affinity(&e, 100), ==, "1");
+	g_assert_cmpstr(affinity(&e, 200), ==, "2");
+	g_assert_cmpuint(alloc_stats(alloc)->escapes, ==, 1);
+	teardown(&e);
+}
+
+/* The watch costs well-behaved threads nothing: between reconciles a pass
+ * reads only the watched thread's affinity. */
+static void test_watch_costs_only_the_watched(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "A", 200, 2, 2 } };
+	unsigned before;
+
+	setup(&e);
+	make_cpuset_groups(&e, g);
+	until_reconcile(&e, g);
+	before = fake_kf_calls(e.fk).get_affinity;
+	for (int i = 0; i < 40; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(fake_kf_calls(e.fk).get_affinity, ==, before);
+	fake_kf_set_own_affinity(e.fk, 100, "0-3");
+	until_reconcile(&e, g);
+	before = fake_kf_calls(e.fk).get_affinity;
+	for (int i = 0; i < 40; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(fake_kf_calls(e.fk).get_affinity, ==, before + 40);
+	teardown(&e);
+}
+
+/* A directory of the test's own (0700) for originals files; freed with
+ * its files by drop_dir. */
+static char *make_dir(void)
+{
+	GError *err = NULL;
+	char *dir = g_dir_make_tmp("test-alloc-XXXXXX", &err);
+
+	g_assert_no_error(err);
+	return dir;
+}
+
+static void drop_dir(char *dir)
+{
+	const char *name;
+	GDir *d = g_dir_open(dir, 0, NULL);
+
+	while (d && (name = g_dir_read_name(d))) {
+		char *path = g_build_filename(dir, name, NULL);
+
+		g_unlink(path);
+		g_free(path);
+	}
+	if (d)
+		g_dir_close(d);
+	g_rmdir(dir);
+	g_free(dir);
+}
+
+static void keep_originals(const char *dir, const char *boot)
+{
+	char *state = g_build_filename(dir, "s.state", NULL);
+	GError *err = NULL;
+
+	g_assert_true(alloc_keep_originals(alloc, state, boot, &err));
+	g_assert_no_error(err);
+	g_free(state);
+}
+
+static void copy_file(const char *dir, const char *from, const char *to)
+{
+	char *a = g_build_filename(dir, from, NULL), *b = g_build_filename(dir, to, NULL);
+	char *text;
+	gsize len;
+
+	g_assert_true(g_file_get_contents(a, &text, &len, NULL));
+	g_assert_true(g_file_set_contents_full(b, text, (gssize)len, G_FILE_SET_CONTENTS_NONE,
+					       0600, NULL));
+	g_free(text);
+	g_free(a);
+	g_free(b);
+}
+
+static bool exists(const char *dir, const char *name)
+{
+	char *path = g_build_filename(dir, name, NULL);
+	bool there = g_file_test(path, G_FILE_TEST_EXISTS);
+
+	g_free(path);
+	return there;
+}
+
+/* What a daemon killed with kill -9 changed (its originals file as it was
+ * then): a restarted one goes on managing a thread that is still a
+ * member, with its originals, and gives the others theirs back at its
+ * first pass (issue 13 item 2). */
+static void test_originals_after_crash(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+	char *dir = make_dir();
+	GString *list = g_string_new(NULL);
+
+	setup(&e);
+	keep_originals(dir, "boot-1");
+	wr_ok(&e, group_id(&e, "B"), "cpuset.cpus", "3");
+	wr_ok(&e, group_id(&e, "B"), "cpuset.mems", "0");
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "2");
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2");
+	make_groups(&e, g, 2);
+	fake_kf_renice(e.fk, 100, 3);
+	fake_kf_renice(e.fk, 200, 4);
+	fake_kf_set_own_affinity(e.fk, 200, "0-2");
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 19);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 19);
+	fake_kf_affinity(e.fk, 200, list);
+	g_assert_cmpstr(list->str, ==, "3");
+	/* What a kill -9 would leave now. */
+	copy_file(dir, "s.state.orig", "crash");
+	/* A clean stop gives everything back and leaves no file. */
+	alloc_free(alloc);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 3);
+	g_assert_false(exists(dir, "s.state.orig"));
+
+	/* The crash instead: the threads as that daemon left them; 200 is
+	 * not a member when the next one starts. */
+	copy_file(dir, "crash", "s.state.orig");
+	fake_kf_renice(e.fk, 100, 19);
+	fake_kf_renice(e.fk, 200, 19);
+	fake_kf_set_own_affinity(e.fk, 200, "3");
+	wr_ok(&e, e.top[0], "tasks", "200");
+	alloc = alloc_new(e.core);
+	keep_originals(dir, "boot-1");
+	run_period(&e, g, 1);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 4);
+	fake_kf_affinity(e.fk, 200, list);
+	g_assert_cmpstr(list->str, ==, "0-2");
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 19);	/* still managed */
+	/* Leaving, it gets what it had before the first daemon. */
+	wr_ok(&e, e.top[0], "tasks", "100");
+	run_period(&e, g, 1);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 3);
+
+	/* Another boot's file: nothing in it is anyone's now. */
+	alloc_free(alloc);
+	copy_file(dir, "crash", "s.state.orig");
+	fake_kf_renice(e.fk, 200, 19);
+	alloc = alloc_new(e.core);
+	keep_originals(dir, "boot-2");
+	run_period(&e, g, 1);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 19);
+	g_string_free(list, TRUE);
+	teardown(&e);
+	drop_dir(dir);
+}
+
+/* The originals file is opened with the state's care: a link, another
+ * file, or one with a line cut short. */
+static void test_originals_file_care(void)
+{
+	struct env e;
+	char *dir = make_dir();
+	char *state = g_build_filename(dir, "s.state", NULL);
+	char *orig = g_strconcat(state, ".orig", NULL);
+	char *target = g_build_filename(dir, "target", NULL);
+	GError *err = NULL;
+	char *text;
+
+	setup(&e);
+	g_assert_true(g_file_set_contents(target, "cgfused-orig 1 b\n", -1, NULL));
+	g_assert_cmpint(symlink(target, orig), ==, 0);
+	g_assert_false(alloc_keep_originals(alloc, state, "b", &err));
+	g_assert_nonnull(strstr(err->message, "symbolic link"));
+	g_clear_error(&err);
+	g_unlink(orig);
+	g_assert_true(g_file_set_contents(orig, "#!/bin/sh\n", -1, NULL));
+	g_assert_false(alloc_keep_originals(alloc, state, "b", &err));
+	g_assert_nonnull(strstr(err->message, "header"));
+	g_clear_error(&err);
+	/* A line cut short by a crash is not taken; whole ones are. */
+	g_unlink(orig);
+	fake_kf_add_process(e.fk, 100, 2);
+	fake_kf_renice(e.fk, 100, 19);
+	fake_kf_renice(e.fk, 101, 19);
+	text = g_strdup_printf("cgfused-orig 1 b\nt 100 %" G_GUINT64_FORMAT " 2 0-3\nt 101 %"
+			       G_GUINT64_FORMAT " 1 0-", fake_kf_ino(e.fk, 100),
+			       fake_kf_ino(e.fk, 101));
+	g_assert_true(g_file_set_contents(orig, text, -1, NULL));
+	g_free(text);
+	g_assert_true(alloc_keep_originals(alloc, state, "b", &err));
+	alloc_pass(alloc, true);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 101), ==, 19);
+	teardown(&e);
+	g_assert_false(g_file_test(orig, G_FILE_TEST_EXISTS));
+	g_free(orig);
+	g_free(state);
+	g_free(target);
+	drop_dir(dir);
+}
+
+/* Two equal busy threads whose share is a whole number of heavy ones but
+ * fewer than all (949 shares: 474.5 each, one at nice 3 (526), one at 4
+ * (423), exactly) take turns at the heavier nice, so that both get the
+ * same CPU over time; they had settled at 3 and 4 for good. */
+static void test_whole_heavy_count_rotates(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 } };
+	double w[2] = { 0 };
+	unsigned heavy[2] = { 0 };
+
+	setup(&e);
+	make_groups(&e, g, 1);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "949");
+	run_period(&e, g, 1);
+	run_period(&e, g, 1);
+	for (int pass = 0; pass < 40; pass++) {
+		run_period(&e, g, 1);
+		for (int i = 0; i < 2; i++) {
+			int nice = fake_kf_nice(e.fk, 100 + i);
+
+			g_assert_true(nice == 3 || nice == 4);
+			heavy[i] += nice == 3;
+			w[i] += nice_to_weight(nice);
+		}
+		g_assert_cmpint(fake_kf_nice(e.fk, 100) + fake_kf_nice(e.fk, 101), ==, 7);
+	}
+	g_assert_cmpuint(heavy[0], ==, 20);
+	g_assert_cmpuint(heavy[1], ==, 20);
+	g_assert_cmpfloat(fabs(w[0] - w[1]), <, 1);
+	teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -653,5 +984,11 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/autogroup-of-mixed-session", test_autogroup_of_mixed_session);
 	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
 	g_test_add_func("/alloc/sleepers-not-reniced", test_sleepers_not_reniced);
+	g_test_add_func("/alloc/widening-put-back", test_widening_put_back);
+	g_test_add_func("/alloc/narrowing-kept", test_narrowing_kept);
+	g_test_add_func("/alloc/watch-costs-only-the-watched", test_watch_costs_only_the_watched);
+	g_test_add_func("/alloc/originals-after-crash", test_originals_after_crash);
+	g_test_add_func("/alloc/originals-file-care", test_originals_file_care);
+	g_test_add_func("/alloc/whole-heavy-count-rotates", test_whole_heavy_count_rotates);
 	return g_test_run();
 }
