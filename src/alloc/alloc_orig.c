@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The allocator's originals file: see alloc_orig.h. */
 #include "alloc/alloc_orig.h"
 

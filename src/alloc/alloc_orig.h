@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The originals of what the allocator changes, kept in a file of its own
  * beside the state (FILE.orig), so that a daemon started after a kill -9
  * gives back, or goes on managing, what the last one changed (issue 13).
