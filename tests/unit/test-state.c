@@ -4,6 +4,7 @@
  * is state_free() without state_snapshot(): what kill -9 leaves. */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -475,9 +476,11 @@ static void test_compaction(void)
 
 /* The crash tests' child: the compaction step it dies at (as kill -9
  * would: the page cache keeps what was written), once its main thread
- * says (go) that the records after the switch are in. */
+ * says (go) that the records after the switch are in. The sync thread
+ * stops at the step and tells the main thread (die), which exits: an exit
+ * from the main thread (valgrind spun on one from another thread). */
 static const char *crash_step;
-static int crash_go[2];
+static int crash_go[2], crash_die[2];
 
 static void crash_hook(const char *step)
 {
@@ -489,8 +492,12 @@ static void crash_hook(const char *step)
 		if (read(crash_go[0], &c, 1) != 1)
 			_exit(6);
 	}
-	if (strcmp(step, crash_step) == 0)
-		_exit(0);
+	if (strcmp(step, crash_step) != 0)
+		return;
+	if (write(crash_die[1], "d", 1) != 1)
+		_exit(7);
+	for (;;)
+		pause();
 }
 
 /* In a child: changes, then more until one sets off a compaction (its
@@ -527,8 +534,12 @@ static void crash_child(struct st_env *s, const char *step)
 		_exit(4);
 	if (write(crash_go[1], "g", 1) != 1)
 		_exit(5);
-	g_usleep(10 * G_USEC_PER_SEC);
-	_exit(3);	/* the step never came */
+	{
+		struct pollfd pfd = { .fd = crash_die[0], .events = POLLIN };
+
+		/* The step never came: 3. */
+		_exit(poll(&pfd, 1, 300 * 1000) == 1 ? 0 : 3);
+	}
 }
 
 /* What crash_child() did, all of it, once. */
@@ -568,12 +579,15 @@ static void test_compaction_crash(void)
 		fake_kf_add_process(s.e.fk, 800, 1);
 		fake_kf_add_process(s.e.fk, 801, 1);
 		g_assert_cmpint(pipe(crash_go), ==, 0);
+		g_assert_cmpint(pipe(crash_die), ==, 0);
 		pid = fork();
 		g_assert_cmpint(pid, >=, 0);
 		if (pid == 0)
 			crash_child(&s, steps[i]);
-		close(crash_go[0]);
-		close(crash_go[1]);
+		for (int k = 0; k < 2; k++) {
+			close(crash_go[k]);
+			close(crash_die[k]);
+		}
 		g_assert_cmpint(waitpid(pid, &status, 0), ==, pid);
 		EXPECT_INT(WIFEXITED(status) ? WEXITSTATUS(status) : 100 + WTERMSIG(status), 0,
 			   "%s: the child's exit", steps[i]);
