@@ -317,7 +317,7 @@ cg_units() {
 	[ -f "$state" ] && [ -f "$state.log" ]
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
-	[ ! -e "$state" ] && [ ! -e "$state.log" ]
+	[ ! -e "$state" ] && [ ! -e "$state.log" ] && [ ! -e "$state.log2" ]
 	# A group is kept, and comes back; once it is gone, nothing is left.
 	cg_mount
 	mkdir "$MNT/g"
@@ -329,7 +329,7 @@ cg_units() {
 	rmdir "$MNT/g"
 	kill -TERM "$CG_PID"
 	cg_wait_gone "$CG_PID"
-	[ ! -e "$state" ] && [ ! -e "$state.log" ]
+	[ ! -e "$state" ] && [ ! -e "$state.log" ] && [ ! -e "$state.log2" ]
 	# A setting of the root's is something.
 	cg_mount -o controllers=cpu:cpuset
 	echo /bin/true >"$MNT/cpu/release_agent"
@@ -341,7 +341,7 @@ cg_units() {
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
 	[ -f "$state" ]
-	rm "$state" "$state.log"
+	rm -f "$state" "$state.log" "$state.log2"
 	# A crash is no clean stop, empty or not.
 	cg_mount
 	kill -KILL "$CG_PID"

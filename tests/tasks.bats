@@ -292,6 +292,31 @@ no_such_pid() {
 	[ "$(echo "$listed" | sort -n -u)" = "$listed" ]
 }
 
+@test "the root's cgroup.procs lists a process while one of its threads is in the root" {
+	# The root's listing reads /proc outside the core lock, then drops
+	# what child groups hold: a process with a thread left (untracked, or
+	# moved back) is listed, one with every thread in a group is not.
+	local py tids
+	cg_threads py
+	tids=($(cg_tids "$py"))
+	echo "${tids[1]}" >t/tasks
+	run cat cgroup.procs
+	assert_line "$py"
+	run cat tasks
+	assert_line "${tids[0]}"
+	refute_line "${tids[1]}"
+	echo "$py" >t/cgroup.procs
+	run cat cgroup.procs
+	refute_line "$py"
+	run cat tasks
+	refute_line "${tids[0]}"
+	echo "${tids[2]}" >tasks
+	run cat cgroup.procs
+	assert_line "$py"
+	run cat t/cgroup.procs
+	assert_output "$py"
+}
+
 @test "writing a PID to the root's tasks moves it back out of the group" {
 	local p
 	cg_sleeper p

@@ -347,43 +347,85 @@ static void sort_unique(GArray *ids, guint start)
 	g_array_set_size(ids, n);
 }
 
+/* A process's threads that the core tracks outside the root (a closer
+ * look: the process is in the root if it has a thread more). */
+struct outside {
+	pid_t tgid;
+	GHashTable *tids;
+};
+
 /* The root holds every thread of the system that no child group holds; its
- * cgroup.procs lists every process with a thread there. */
+ * cgroup.procs lists every process with a thread there. Without the core
+ * lock: every id from /proc first; under the read side, the threads and
+ * processes some child group holds dropped (processes with a tracked
+ * thread in the root kept; those whose tracked threads are all elsewhere
+ * noted); last, outside again, those noted kept if they have a thread
+ * the core does not track. */
 static int list_root(struct cgroup *top, bool procs, GArray *ids)
 {
 	struct cg_core *core = top->root->core;
 	GArray *all = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	GArray *look = g_array_new(FALSE, FALSE, sizeof(struct outside));
+	/* tgid -> its struct outside's index + 1 in look, or 0 if in the root */
 	GHashTable *tracked = g_hash_table_new(NULL, NULL);
 	GHashTableIter iter;
 	struct task *t;
+	unsigned slot;
 	int ret = core->kf->ops->all_tasks(core->kf, all, procs);
 
-	/* Processes some of whose threads we track need a closer look. */
+	slot = cg_read_lock(&core->lock);
 	g_hash_table_iter_init(&iter, core->tasks);
-	while (procs && g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-		g_hash_table_add(tracked, GINT_TO_POINTER(t->ident.tgid));
+	while (ret == 0 && procs && g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
+		gpointer key = GINT_TO_POINTER(t->ident.tgid), val;
+		bool known = g_hash_table_lookup_extended(tracked, key, NULL, &val);
+		struct outside *o;
 
-	for (guint i = 0; ret == 0 && i < all->len; i++) {
-		pid_t id = g_array_index(all, pid_t, i);
-		GArray *threads;
-
-		if (!procs || !g_hash_table_contains(tracked, GINT_TO_POINTER(id))) {
-			if (css_set_cgroup(task_css_set(core, id), top->root) == top)
-				g_array_append_val(ids, id);
+		if (css_set_cgroup(t->cset, top->root) == top) {
+			g_hash_table_insert(tracked, key, GUINT_TO_POINTER(0));
 			continue;
 		}
-		threads = g_array_new(FALSE, FALSE, sizeof(pid_t));
-		core->kf->ops->thread_ids(core->kf, id, threads);
-		for (guint j = 0; j < threads->len; j++) {
-			pid_t tid = g_array_index(threads, pid_t, j);
+		if (known && !val)
+			continue;	/* already in the root */
+		if (!known) {
+			g_array_append_val(look, ((struct outside){ t->ident.tgid,
+								    g_hash_table_new(NULL, NULL) }));
+			val = GUINT_TO_POINTER(look->len);
+			g_hash_table_insert(tracked, key, val);
+		}
+		o = &g_array_index(look, struct outside, GPOINTER_TO_UINT(val) - 1);
+		g_hash_table_add(o->tids, GINT_TO_POINTER(t->tid));
+	}
+	for (guint i = 0; ret == 0 && i < all->len; i++) {
+		pid_t id = g_array_index(all, pid_t, i);
+		gpointer val;
 
-			if (css_set_cgroup(task_css_set(core, tid), top->root) == top) {
-				g_array_append_val(ids, id);
+		if (!procs ? css_set_cgroup(task_css_set(core, id), top->root) == top
+			   : !g_hash_table_lookup_extended(tracked, GINT_TO_POINTER(id), NULL, &val) ||
+			     !val)
+			g_array_append_val(ids, id);
+	}
+	cg_read_unlock(&core->lock, slot);
+
+	for (guint i = 0; ret == 0 && i < look->len; i++) {
+		struct outside *o = &g_array_index(look, struct outside, i);
+		GArray *threads;
+
+		if (!g_hash_table_lookup(tracked, GINT_TO_POINTER(o->tgid)))
+			continue;	/* a thread of it was found in the root after all */
+		threads = g_array_new(FALSE, FALSE, sizeof(pid_t));
+		core->kf->ops->thread_ids(core->kf, o->tgid, threads);
+		for (guint j = 0; j < threads->len; j++) {
+			if (!g_hash_table_contains(o->tids,
+						   GINT_TO_POINTER(g_array_index(threads, pid_t, j)))) {
+				g_array_append_val(ids, o->tgid);
 				break;
 			}
 		}
 		g_array_unref(threads);
 	}
+	for (guint i = 0; i < look->len; i++)
+		g_hash_table_unref(g_array_index(look, struct outside, i).tids);
+	g_array_unref(look);
 	g_hash_table_unref(tracked);
 	g_array_unref(all);
 	return ret;

@@ -33,7 +33,10 @@ int cgroup_attach(struct cgroup *dst, struct cg_attach_prep *prep, const struct 
 int cgroup_attach_restore(struct cgroup *dst, pid_t tid, uint64_t ino, uint64_t joined_ns);
 
 /* Appends the sorted ids of the threads in cgrp itself, or with procs of
- * the processes with at least one thread there. */
+ * the processes with at least one thread there. Called locked, but for a
+ * hierarchy's top group (every thread no child group holds), which is
+ * listed without the lock: /proc is read outside it, and only the choice
+ * of which ids to drop is made under its read side. */
 int cgroup_list_tasks(struct cgroup *cgrp, bool procs, GArray *ids);
 
 #endif

@@ -107,6 +107,19 @@ static bool file_samples(struct cg_core *core, uint64_t cgrp_id, unsigned file)
 	return f && (f->cft->flags & CFTYPE_SAMPLES);
 }
 
+/* The top group, if cgrp_id is one and the file is shown there without
+ * the lock (CFTYPE_TOP_UNLOCKED); a top lives as long as its hierarchy. */
+static struct cgroup *unlocked_top(struct cg_core *core, uint64_t cgrp_id, unsigned file)
+{
+	const struct cg_file *f = served_file(core, cgrp_id, file);
+	const struct cg_root *root;
+
+	if (!f || !(f->cft->flags & CFTYPE_TOP_UNLOCKED))
+		return NULL;
+	root = g_ptr_array_index(core->roots, cgrp_id & ((1u << CG_ID_ROOT_BITS) - 1));
+	return root->top->id == cgrp_id ? root->top : NULL;
+}
+
 int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString *out)
 {
 	struct cgroup *cgrp;
@@ -118,6 +131,9 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 		task_sample_subtree(core, cgrp_id);
 	/* Reports taken in first: the read side changes no task. */
 	cg_catch_up_if_pending(core);
+	cgrp = unlocked_top(core, cgrp_id, file);
+	if (cgrp)
+		return cgroup_file_show(cgrp, file, out);
 	slot = cg_read_lock(&core->lock);
 	ret = resolve(core, cgrp_id, file, &cgrp, &f);
 	if (ret == 0)

@@ -31,6 +31,10 @@ enum {
 	/* Shows figures of the subtree's threads: the core samples them
 	 * before a read or write, outside its lock (core/task_sample.h). */
 	CFTYPE_SAMPLES = 1u << 4,
+	/* On a hierarchy's top group (never removed), shown without the core
+	 * lock, which the show takes itself: the root's task listings read
+	 * /proc first, outside it (cgroup_list_tasks()). */
+	CFTYPE_TOP_UNLOCKED = 1u << 5,
 };
 
 /* What a handler gets besides the css: the file and who writes (the

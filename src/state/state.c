@@ -18,26 +18,56 @@
 #include "state/state_log.h"
 #include "state/state_replay.h"
 
+/* Two logs, FILE.log and FILE.log2, take turns: records go to the current
+ * one; a compaction serialises the core under its lock, as the snapshot
+ * of the current log's generation + 1, and switches to the other log,
+ * made empty of that generation beforehand. The snapshot is written, synced
+ * and renamed over FILE outside the lock (by the sync thread), and only
+ * then is the log it folded in made the next one (generation + 2). Replay
+ * applies the snapshot, then the log of its generation, then the one of
+ * the next: a crash before the rename leaves the older snapshot and both
+ * logs, after it the new snapshot and its log (the older log ignored). */
 struct cg_state {
 	struct cg_core *core;
 	struct cg_subscriber sub;
 	struct state_dir dir;		/* where the files are, checked */
-	char *name, *log_name, *tmp_name;	/* the files in dir */
-	char *path, *log_path;		/* the same, whole, for messages */
+	char *name, *log_name[2], *tmp_name;	/* the files in dir */
+	char *path, *log_path[2];	/* the same, whole, for messages */
 	char *boot_id;
-	struct state_log log;		/* its fd locked (flock) while we live */
-	uint64_t generation;
-	unsigned log_records, snapshot_records;
+	/* FILE.log (its fd locked, flock, while we live) and FILE.log2. */
+	struct state_log logs[2];
+	gint cur;			/* the log appended to (set locked) */
+	uint64_t generation;		/* the current log's */
+	unsigned log_records;		/* in the current log */
+	gint snapshot_records;		/* in the last snapshot written */
 	unsigned compact_at;		/* log records that make a compaction */
 	bool write_failed;		/* said once */
+	bool job_failed;		/* said once */
 	GString *buf, *group;		/* the hooks' records, reused (locked) */
-	gint dirty;			/* the log changed since the last sync */
+	gint dirty;			/* a log changed since the last sync */
 	gint grow;			/* the log's room is to be grown */
+	/* The other log is empty, of generation + 1: a compaction may switch. */
+	gint next_ready;
 	GThread *sync_thread;
-	GMutex sync_lock;
+	GMutex sync_lock;		/* never held across I/O */
 	GCond sync_cond;
-	bool stop;
+	bool stop, wake;		/* (sync_lock) */
+	/* A compaction's snapshot still to write, its records and the log it
+	 * folded in (sync_lock). */
+	GString *pending;
+	unsigned pending_records;
+	int pending_old;
+	GMutex job_lock;		/* one writer of the files at a time */
 };
+
+void (*state_step_hook)(const char *step);
+
+/* Where a compaction's writing has got to (for tests that crash there). */
+static void step(const char *name)
+{
+	if (state_step_hook)
+		state_step_hook(name);
+}
 
 /* Record format: rec_begin() (which returns where the record
  * starts), fields, rec_end() (checksum and newline). */
@@ -304,88 +334,181 @@ static void log_header(GString *out, uint64_t generation)
 	rec_end(out, start);
 }
 
-/* Called locked: the whole state as generation generation + 1 into a
- * temporary file, synced and renamed over FILE; then the log starts again
- * with the new generation. A crash in between leaves a log of an older
- * generation than the snapshot, which is ignored. */
-static int compact(struct cg_state *st)
+/* Called locked: the whole state, as a snapshot of generation gen (memory
+ * only). Its number of records in *nr. */
+static GString *serialise(struct cg_state *st, uint64_t gen, unsigned *nr)
 {
 	GString *out = g_string_new(NULL);
-	unsigned nr = 0;
 	gsize start = rec_begin(out, STATE_SNAPSHOT_MAGIC);
-	int fd, ret;
 
+	*nr = 0;
 	rec_num(out, STATE_VERSION);
-	rec_num(out, st->generation + 1);
+	rec_num(out, gen);
 	rec_str(out, st->boot_id);
 	rec_end(out, start);
 	for (guint r = 0; r < st->core->roots->len; r++)
 		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(st->core->roots, r))->top,
-			       &nr);
-	snapshot_tasks(out, st->core, &nr);
+			       nr);
+	snapshot_tasks(out, st->core, nr);
+	return out;
+}
 
-	fd = state_file_create(&st->dir, st->tmp_name);
-	ret = fd < 0 ? fd : write_all(fd, out->str, out->len);
+/* The snapshot into a temporary file, synced and renamed over FILE, the
+ * directory synced. Outside the lock. 0 or -errno. */
+static int write_snapshot(struct cg_state *st, const GString *snap)
+{
+	int fd = state_file_create(&st->dir, st->tmp_name), ret = fd < 0 ? fd : 0;
+
+	if (ret == 0)
+		ret = write_all(fd, snap->str, snap->len);
+	step("tmp-written");
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
 	if (fd >= 0)
 		close(fd);
+	step("tmp-synced");
 	if (ret == 0 && renameat(st->dir.fd, st->tmp_name, st->dir.fd, st->name) < 0)
 		ret = -errno;
+	step("renamed");
 	if (ret == 0 && fsync(st->dir.fd) < 0)
 		ret = -errno;
-	if (ret == 0) {
-		st->generation++;
-		st->snapshot_records = nr;
-		g_string_truncate(out, 0);
-		log_header(out, st->generation);
-		/* Synced by the sync thread: until then, a crash of the machine
-		 * leaves the older log, which the new snapshot makes ignored. */
-		ret = state_log_reset(&st->log, out->str, out->len);
-		g_atomic_int_set(&st->dirty, 1);
-		st->log_records = 0;
-	} else if (fd >= 0) {
+	else if (ret && fd >= 0)
 		unlinkat(st->dir.fd, st->tmp_name, 0);	/* ours: made just now */
-	}
-	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * st->snapshot_records);
-	if (ret) {
-		g_warning("state: cannot write %s: %s", st->path, g_strerror(-ret));
-		st->compact_at = st->log_records + STATE_COMPACT_MIN;	/* not at once again */
-	}
-	g_string_free(out, TRUE);
+	step("dir-synced");
 	return ret;
+}
+
+/* Empties log i as the one of generation gen, durably. 0 or -errno. */
+static int reset_log(struct cg_state *st, int i, uint64_t gen)
+{
+	GString *head = g_string_new(NULL);
+	int ret;
+
+	log_header(head, gen);
+	ret = state_log_reset(&st->logs[i], head->str, head->len);
+	g_string_free(head, TRUE);
+	return ret;
+}
+
+/* Called locked, when the other log is ready: the state serialised as
+ * the snapshot of the next generation, which the other log continues, and
+ * the records switched to it; the snapshot is left to finish_compaction().
+ * false if a compaction is still being written. */
+static bool start_compaction(struct cg_state *st)
+{
+	unsigned nr;
+	GString *snap;
+	int old = st->cur;
+
+	if (!g_atomic_int_get(&st->next_ready))
+		return false;
+	snap = serialise(st, st->generation + 1, &nr);
+	st->generation++;
+	g_atomic_int_set(&st->cur, !old);
+	g_atomic_int_set(&st->next_ready, 0);
+	st->log_records = 0;
+	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * nr);
+	g_mutex_lock(&st->sync_lock);
+	st->pending = snap;
+	st->pending_records = nr;
+	st->pending_old = old;
+	st->wake = true;
+	g_cond_signal(&st->sync_cond);
+	g_mutex_unlock(&st->sync_lock);
+	return true;
+}
+
+/* Said once until a compaction succeeds again. */
+static int job_failed(struct cg_state *st, const char *file, int err)
+{
+	if (!st->job_failed)
+		g_warning("state: cannot write %s: %s", file, g_strerror(-err));
+	st->job_failed = true;
+	return err;
+}
+
+/* With job_lock held, outside the core lock: a pending snapshot written
+ * (the log it folded in synced first: a crash of the machine must not
+ * keep the other log's records without these), then the log it folded in
+ * emptied as the next one. Either is tried again after a failure.
+ * 0 or -errno. */
+static int finish_compaction(struct cg_state *st)
+{
+	GString *snap;
+	unsigned nr;
+	int old, ret = 0;
+
+	g_mutex_lock(&st->sync_lock);
+	snap = st->pending;
+	nr = st->pending_records;
+	old = st->pending_old;
+	g_mutex_unlock(&st->sync_lock);
+	if (snap) {
+		step("begin");
+		if (fdatasync(st->logs[old].fd) < 0)
+			ret = -errno;
+		step("old-log-synced");
+		if (ret == 0)
+			ret = write_snapshot(st, snap);
+		if (ret)
+			return job_failed(st, st->path, ret);
+		g_mutex_lock(&st->sync_lock);
+		st->pending = NULL;
+		g_mutex_unlock(&st->sync_lock);
+		g_string_free(snap, TRUE);
+		g_atomic_int_set(&st->snapshot_records, (gint)nr);
+	} else if (g_atomic_int_get(&st->next_ready)) {
+		return 0;
+	}
+	/* No switch can happen before next_ready is set: cur stays. */
+	old = !g_atomic_int_get(&st->cur);
+	ret = reset_log(st, old, st->generation + 1);
+	step("next-log-ready");
+	if (ret)
+		return job_failed(st, st->log_path[old], ret);
+	g_atomic_int_set(&st->next_ready, 1);
+	st->job_failed = false;
+	return 0;
 }
 
 /* Wakes the sync thread to allocate the log's next chunk ahead. */
 static void kick_growth(struct cg_state *st)
 {
-	if (g_atomic_int_get(&st->grow) || !state_log_wants_growth(&st->log))
+	if (g_atomic_int_get(&st->grow) || !state_log_wants_growth(&st->logs[st->cur]))
 		return;
 	g_mutex_lock(&st->sync_lock);
 	g_atomic_int_set(&st->grow, 1);
+	st->wake = true;
 	g_cond_signal(&st->sync_cond);
 	g_mutex_unlock(&st->sync_lock);
 }
 
 /* Called locked: whole records copied into the mapped log, before the
- * change is answered; durable within a second (the sync thread). A
+ * change is answered; durable within a second (the sync thread). Before
+ * the sync thread runs (at start-up, and in tests), a compaction is
+ * written here. A
  * change that could be refused was (prepare) if its record would not
  * fit; one that could not be (rmdir, rename, chmod, a fork) uses the
  * room kept for it, or is lost when there is none, with a warning. */
 static void append(struct cg_state *st, GString *recs, unsigned nr)
 {
-	int ret = state_log_append(&st->log, recs->str, recs->len);
+	int ret = state_log_append(&st->logs[st->cur], recs->str, recs->len);
 
 	if (ret && !st->write_failed)
-		g_warning("state: cannot append to %s: %s", st->log_path, g_strerror(-ret));
+		g_warning("state: cannot append to %s: %s", st->log_path[st->cur],
+			  g_strerror(-ret));
 	st->write_failed = ret != 0;
 	if (ret)
 		return;
 	g_atomic_int_set(&st->dirty, 1);
 	st->log_records += nr;
 	kick_growth(st);
-	if (st->log_records >= st->compact_at)
-		compact(st);
+	/* Not when state_snapshot() holds job_lock: it finishes this one. */
+	if (st->log_records >= st->compact_at && start_compaction(st) && !st->sync_thread &&
+	    g_mutex_trylock(&st->job_lock)) {
+		finish_compaction(st);
+		g_mutex_unlock(&st->job_lock);
+	}
 }
 
 /* The longest a record of a group can be, but for its strings: its type,
@@ -420,7 +543,7 @@ static int on_prepare(void *data, const struct cg_change *change)
 		need *= MAX(change->nr_tasks, 1);
 		break;
 	}
-	return state_log_room(&st->log, need + STATE_LOG_KEEP);
+	return state_log_room(&st->logs[st->cur], need + STATE_LOG_KEEP);
 }
 
 /* The subscriber hooks (core/notify.h). */
@@ -520,16 +643,30 @@ static gpointer sync_main(gpointer data)
 	g_mutex_lock(&st->sync_lock);
 	while (!st->stop) {
 		gint64 until = g_get_monotonic_time() + G_TIME_SPAN_SECOND;
+		struct state_log *log;
+		bool job;
 
-		while (!st->stop && !g_atomic_int_get(&st->grow) &&
+		while (!st->stop && !st->wake &&
 		       g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
 			;
+		st->wake = false;
+		job = st->pending || !g_atomic_int_get(&st->next_ready);
+		g_mutex_unlock(&st->sync_lock);
 		/* Ahead of the records: the hooks only copy into what is
 		 * allocated. A full disk is tried again each second. */
+		log = &st->logs[g_atomic_int_get(&st->cur)];
 		g_atomic_int_set(&st->grow, 0);
-		state_log_reserve(&st->log);
+		state_log_reserve(log);
 		if (g_atomic_int_compare_and_exchange(&st->dirty, 1, 0))
-			fdatasync(st->log.fd);
+			fdatasync(log->fd);
+		/* Records that went to the other log before a switch are
+		 * synced by the compaction, first. */
+		if (job) {
+			g_mutex_lock(&st->job_lock);
+			finish_compaction(st);
+			g_mutex_unlock(&st->job_lock);
+		}
+		g_mutex_lock(&st->sync_lock);
 	}
 	g_mutex_unlock(&st->sync_lock);
 	return NULL;
@@ -542,13 +679,44 @@ void state_sync_start(struct cg_state *st)
 
 /* Opening. */
 
-/* The directory, checked, and the files in it, which must be cgfused's
- * (state_file.h). The log is ours (to write and trim) only once it is
- * locked: a log another daemon holds is closed again at once. */
-static int open_files(struct cg_state *st, const char *path, GError **err)
+/* Log i, which must be cgfused's (state_file.h), opened or made. Emptied
+ * after a snapshot's rename: beside a snapshot, an empty log (or zeros)
+ * is what a crash there leaves. Without a snapshot, a new log is never
+ * empty (an empty log there would be nobody's): it gets the header of
+ * generation i, which replays as nothing. */
+static int open_log(struct cg_state *st, int i, bool snapshot, GError **err)
 {
 	bool created;
-	int snapshot, fd;
+	int fd = state_file_open_rw(&st->dir, st->log_name[i], STATE_LOG_MAGIC, snapshot,
+				    &created, err);
+
+	if (fd < 0)
+		return -1;
+	st->logs[i].fd = fd;
+	if (created && !snapshot) {
+		GString *head = g_string_new(NULL);
+		int ret;
+
+		log_header(head, (uint64_t)i);
+		ret = write_all(fd, head->str, head->len);
+		g_string_free(head, TRUE);
+		if (ret < 0) {
+			g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
+				    "cannot write state log %s: %s", st->log_path[i],
+				    g_strerror(-ret));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The directory, checked, and the files in it, which must be cgfused's
+ * (state_file.h). The logs are ours (to write and trim) only once FILE.log
+ * is locked: a log another daemon holds is closed again at once, and
+ * FILE.log2 is not touched. */
+static int open_files(struct cg_state *st, const char *path, GError **err)
+{
+	int snapshot;
 
 	if (g_str_has_suffix(path, "/")) {
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_ISDIR, "state file %s names a "
@@ -556,14 +724,16 @@ static int open_files(struct cg_state *st, const char *path, GError **err)
 		return -1;
 	}
 	st->name = g_path_get_basename(path);
-	st->log_name = g_strconcat(st->name, ".log", NULL);
+	st->log_name[0] = g_strconcat(st->name, ".log", NULL);
+	st->log_name[1] = g_strconcat(st->name, ".log2", NULL);
 	st->tmp_name = g_strconcat(st->name, ".tmp", NULL);
 	if (!state_dir_open(&st->dir, path, err))
 		return -1;
 	/* Replayed by path from here: the directory lets nobody else change
 	 * what the names lead to. */
 	st->path = g_build_filename(st->dir.path, st->name, NULL);
-	st->log_path = g_strconcat(st->path, ".log", NULL);
+	st->log_path[0] = g_strconcat(st->path, ".log", NULL);
+	st->log_path[1] = g_strconcat(st->path, ".log2", NULL);
 	snapshot = state_file_check(&st->dir, st->name, STATE_SNAPSHOT_MAGIC, err);
 	if (snapshot < 0)
 		return -1;
@@ -571,39 +741,20 @@ static int open_files(struct cg_state *st, const char *path, GError **err)
 	 * anything not ours is not. */
 	if (state_file_check(&st->dir, st->tmp_name, NULL, err) < 0)
 		return -1;
-	/* Emptied at each compaction, after the snapshot's rename: beside a
-	 * snapshot, an empty log (or zeros) is what a crash there leaves. */
-	fd = state_file_open_rw(&st->dir, st->log_name, STATE_LOG_MAGIC, snapshot, &created,
-				err);
-	if (fd < 0)
+	if (open_log(st, 0, snapshot, err) < 0)
 		return -1;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+	if (flock(st->logs[0].fd, LOCK_EX | LOCK_NB) < 0) {
 		int e = errno;
 
-		close(fd);
+		close(st->logs[0].fd);
+		st->logs[0].fd = -1;
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
 			    e == EWOULDBLOCK ? "state file %s is in use by another cgfused "
 			    "(each daemon needs its own: -o state=FILE)" : "cannot lock %s: %s",
 			    st->path, g_strerror(e));
 		return -1;
 	}
-	st->log.fd = fd;
-	/* Without a snapshot, a new log is never empty: an empty log there
-	 * would be nobody's. */
-	if (created && !snapshot) {
-		GString *head = g_string_new(NULL);
-		int ret;
-
-		log_header(head, 0);
-		ret = write_all(fd, head->str, head->len);
-		g_string_free(head, TRUE);
-		if (ret < 0) {
-			g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
-				    "cannot write state log %s: %s", st->log_path, g_strerror(-ret));
-			return -1;
-		}
-	}
-	return 0;
+	return open_log(st, 1, snapshot, err);
 }
 
 /* Said only when something was left out: a normal start is quiet. */
@@ -623,6 +774,31 @@ static void report_load(const struct cg_state *st, const struct state_load *load
 	g_string_free(what, TRUE);
 }
 
+/* At start-up, under the lock, before anyone can change the core or wait
+ * for it (no mount served yet): the replayed state as the snapshot of the
+ * next generation, then FILE.log emptied as its log and FILE.log2 as the
+ * next one. Until the rename the older files stand; after it, logs of
+ * older generations are ignored. */
+static int first_snapshot(struct cg_state *st)
+{
+	unsigned nr;
+	GString *snap = serialise(st, ++st->generation, &nr);
+	int ret = write_snapshot(st, snap);
+
+	g_string_free(snap, TRUE);
+	if (ret == 0)
+		ret = reset_log(st, 0, st->generation);
+	if (ret == 0)
+		ret = reset_log(st, 1, st->generation + 1);
+	if (ret)
+		return ret;
+	st->cur = 0;
+	st->next_ready = 1;
+	st->snapshot_records = (gint)nr;
+	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * nr);
+	return 0;
+}
+
 struct cg_state *state_open(struct cg_core *core, const char *path, const char *boot_id,
 			    GError **err)
 {
@@ -631,12 +807,13 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	int ret;
 
 	st->core = core;
-	st->log.fd = -1;
+	st->logs[0].fd = st->logs[1].fd = -1;
 	st->buf = g_string_sized_new(4096);
 	st->group = g_string_new(NULL);
 	st->dir.fd = -1;
 	st->boot_id = boot_id ? g_strdup(boot_id) : state_boot_id();
 	g_mutex_init(&st->sync_lock);
+	g_mutex_init(&st->job_lock);
 	g_cond_init(&st->sync_cond);
 	st->sub = (struct cg_subscriber){
 		.data = st, .prepare = on_prepare, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
@@ -648,7 +825,7 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	}
 	ret = state_replay(core, st->path, st->boot_id, &load);
 	if (ret < 0) {
-		const char *file = load.bad_log ? st->log_path : st->path;
+		const char *file = load.bad_log ? st->log_path[load.bad_log - 1] : st->path;
 
 		if (ret == -EBADMSG)
 			g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL, "%s is not a cgfused "
@@ -663,10 +840,11 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	st->generation = load.generation;
 	report_load(st, &load);
 	cg_write_lock(&core->lock);
-	/* The replayed state becomes the snapshot, from this boot. */
-	if (compact(st) < 0) {
+	ret = first_snapshot(st);
+	if (ret < 0) {
 		cg_write_unlock(&core->lock);
-		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_FAILED, "cannot write state %s", path);
+		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
+			    "cannot write state %s: %s", path, g_strerror(-ret));
 		state_free(st);
 		return NULL;
 	}
@@ -680,14 +858,27 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	return st;
 }
 
+/* The core serialised under its lock, written outside it; a compaction
+ * still being written is finished first (job_lock keeps the sync thread
+ * out meanwhile; a hook may start another in between, finished in turn). */
 int state_snapshot(struct cg_state *st)
 {
 	int ret;
+	bool started;
 
-	cg_write_lock(&st->core->lock);
-	task_catch_up(st->core);	/* exited members are not saved */
-	ret = compact(st);
-	cg_write_unlock(&st->core->lock);
+	g_mutex_lock(&st->job_lock);
+	do {
+		ret = finish_compaction(st);
+		if (ret)
+			break;
+		cg_write_lock(&st->core->lock);
+		task_catch_up(st->core);	/* exited members are not saved */
+		started = start_compaction(st);
+		cg_write_unlock(&st->core->lock);
+	} while (!started);
+	if (ret == 0)
+		ret = finish_compaction(st);
+	g_mutex_unlock(&st->job_lock);
 	return ret;
 }
 
@@ -701,22 +892,30 @@ void state_free(struct cg_state *st)
 		g_thread_join(st->sync_thread);
 	}
 	cg_unsubscribe(st->core, &st->sub);
-	if (st->log.fd >= 0) {
+	/* FILE.log last: its lock goes with it. */
+	for (int i = 1; i >= 0; i--) {
+		if (st->logs[i].fd < 0)
+			continue;
 		/* The log's zero tail goes; if it cannot, the reader stops at it. */
-		if (state_log_close(&st->log) < 0)
-			g_warning("state: cannot trim %s", st->log_path);
-		close(st->log.fd);	/* and the lock goes */
+		if (state_log_close(&st->logs[i]) < 0)
+			g_warning("state: cannot trim %s", st->log_path[i]);
+		close(st->logs[i].fd);
 	}
+	if (st->pending)
+		g_string_free(st->pending, TRUE);	/* unwritten, as kill -9 leaves it */
 	g_mutex_clear(&st->sync_lock);
+	g_mutex_clear(&st->job_lock);
 	g_cond_clear(&st->sync_cond);
 	g_string_free(st->buf, TRUE);
 	g_string_free(st->group, TRUE);
 	g_free(st->boot_id);
 	state_dir_close(&st->dir);
 	g_free(st->tmp_name);
-	g_free(st->log_name);
+	for (int i = 0; i < 2; i++) {
+		g_free(st->log_name[i]);
+		g_free(st->log_path[i]);
+	}
 	g_free(st->name);
-	g_free(st->log_path);
 	g_free(st->path);
 	g_free(st);
 }
@@ -743,9 +942,10 @@ bool state_remove_if_pristine(struct cg_state *st, struct cg_core *fresh)
 
 	g_string_free(now, TRUE);
 	g_string_free(then, TRUE);
-	/* Still ours (the log's lock is held): the log first, so that a crash
-	 * in between leaves a snapshot that stands alone. */
-	if (pristine && (unlinkat(st->dir.fd, st->log_name, 0) < 0 ||
+	/* Still ours (FILE.log's lock is held): the logs first, so that a
+	 * crash in between leaves a snapshot that stands alone. */
+	if (pristine && ((unlinkat(st->dir.fd, st->log_name[1], 0) < 0 && errno != ENOENT) ||
+			 unlinkat(st->dir.fd, st->log_name[0], 0) < 0 ||
 			 unlinkat(st->dir.fd, st->name, 0) < 0))
 		g_warning("state: cannot remove %s: %s", st->path, g_strerror(errno));
 	return pristine;
@@ -758,5 +958,5 @@ unsigned state_log_records(const struct cg_state *st)
 
 unsigned state_snapshot_records(const struct cg_state *st)
 {
-	return st->snapshot_records;
+	return (unsigned)g_atomic_int_get(&st->snapshot_records);
 }

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* State that survives the daemon: every group, its control files' values,
  * owners and modes, and every membership, kept in FILE (a snapshot) and
- * FILE.log (the changes since, appended by its subscriber hooks (see
- * core/notify.h) before each change is answered). See docs/design.md, "State".
+ * FILE.log and FILE.log2 (the changes since, appended by its subscriber
+ * hooks (see core/notify.h) before each change is answered; the two take
+ * turns, see state.c). See docs/design.md, "State".
  *
  * One record per line: a type, fields that are decimal numbers or
  * '='-prefixed %-escaped strings, and " #" with the g_str_hash of what
  * precedes it, in hex. Each file starts with a header line carrying the
  * generation; the snapshot's also carries the boot id, without which
- * pidfs inodes (task identities) mean nothing. */
+ * pidfs inodes (task identities) mean nothing. Version 3 (two logs: the
+ * snapshot, then the log of its generation, then the one of the next)
+ * has the records of version 2; versions 1 and 2 (one log, of the
+ * snapshot's generation) are still replayed. */
 #ifndef CGFUSED_STATE_H
 #define CGFUSED_STATE_H
 
@@ -18,7 +22,7 @@
 #include "core/cgroup.h"
 
 #define STATE_DIR "/var/lib/cgfused"
-#define STATE_VERSION 2
+#define STATE_VERSION 3
 #define STATE_SNAPSHOT_MAGIC "cgfused-state"
 #define STATE_LOG_MAGIC "cgfused-log"
 /* Compaction: the log has this many records and 4x the snapshot's. */
@@ -47,8 +51,14 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
  * (after the daemon's fork). */
 void state_sync_start(struct cg_state *st);
 
-/* Writes a full snapshot and empties the log (a clean stop). 0 or -errno. */
+/* Writes a full snapshot and empties the log (a clean stop): the core is
+ * serialised under its lock and written outside it. 0 or -errno. */
 int state_snapshot(struct cg_state *st);
+
+/* Tests only (NULL otherwise): called at each step of writing a
+ * compaction's files, by name ("begin", "old-log-synced", "tmp-written",
+ * "tmp-synced", "renamed", "dir-synced", "next-log-ready"), to crash there. */
+extern void (*state_step_hook)(const char *step);
 
 /* Stops logging, closes the files and lets the lock go: without
  * state_snapshot() first, what a kill -9 leaves. */

@@ -91,41 +91,37 @@ int state_log_reserve(struct state_log *log)
 
 int state_log_reset(struct state_log *log, const char *text, size_t len)
 {
-	size_t used = atomic_load(&log->used);
 	int ret;
 
-	if (log->map) {
-		/* The reader stops at the first NUL: no old record may follow. */
-		memset(log->map, 0, used);
-		atomic_store(&log->used, 0);
-		return state_log_append(log, text, len);
-	}
-	if (ftruncate(log->fd, 0) < 0)
+	/* The old records gone for good before a header that could make them
+	 * look new. */
+	if (ftruncate(log->fd, 0) < 0 || fdatasync(log->fd) < 0)
 		return -errno;
 	atomic_store(&log->len, 0);
 	atomic_store(&log->used, 0);
-	/* Mapped first, so that the growth knows the span; nothing past the
-	 * file's end is touched before it is allocated. */
-	for (log->span = STATE_LOG_SPAN_MAX;; log->span /= 2) {
+	/* Mapped the first time, so that the growth knows the span; nothing
+	 * past the file's end is touched before it is allocated. */
+	for (log->span = log->map ? log->span : STATE_LOG_SPAN_MAX; !log->map; log->span /= 2) {
 		log->map = mmap(NULL, log->span, PROT_READ | PROT_WRITE,
 				MAP_SHARED | MAP_NORESERVE, log->fd, 0);
 		if (log->map != MAP_FAILED)
 			break;
-		if (log->span / 2 < STATE_LOG_SPAN_MIN) {
-			log->map = NULL;
+		log->map = NULL;
+		if (log->span / 2 < STATE_LOG_SPAN_MIN)
 			return -errno;
-		}
 	}
 	ret = grow_to(log, len, MAX(STATE_LOG_CHUNK, len));
-	if (ret) {
-		unmap(log);
-		return ret;
-	}
-	return state_log_append(log, text, len);
+	if (ret == 0)
+		ret = state_log_append(log, text, len);
+	if (ret == 0 && fdatasync(log->fd) < 0)
+		ret = -errno;
+	return ret;
 }
 
 int state_log_close(struct state_log *log)
 {
+	if (!log->map)
+		return 0;	/* never ours to write: left as it is */
 	unmap(log);
 	return ftruncate(log->fd, (off_t)atomic_load(&log->used)) < 0 ? -errno : 0;
 }

@@ -26,10 +26,11 @@ struct state_log {
 	_Atomic size_t used;
 };
 
-/* Empties the log and writes text at its start. The first time it
- * truncates the file and allocates a first chunk (as much as there is
- * room for); later (called locked), it zeros what was used and keeps
- * the allocation. */
+/* Empties the log and writes text at its start, durably: the file is
+ * truncated (and that synced, so that no old record can outlive a crash
+ * behind the new header), mapped the first time, given a first chunk (as
+ * much as there is room for) and text, and synced. Outside the core lock,
+ * on a log nobody appends to meanwhile. */
 int state_log_reset(struct state_log *log, const char *text, size_t len);
 /* 0 when len more bytes fit in what is allocated (from memory), else
  * after allocating more now; -ENOSPC when the disk has no room. */
@@ -44,7 +45,8 @@ int state_log_append(struct state_log *log, const char *text, size_t len);
  * what is used, or as much as the disk has room for, down to a page):
  * the sync thread's, outside the core lock. 0 or -errno. */
 int state_log_reserve(struct state_log *log);
-/* Cuts the zeros off the end and unmaps (at a clean stop). */
+/* Cuts the zeros off the end and unmaps (at a clean stop); a log never
+ * reset (a start that failed) is left as it is. */
 int state_log_close(struct state_log *log);
 
 #endif

@@ -324,18 +324,29 @@ static void apply_text(struct replay *r, const char *text, gsize len, bool tasks
 	}
 }
 
+/* Whether a log holds records after its header. */
+static bool has_records(const char *text, gsize len)
+{
+	const char *nl = memchr(text, '\n', len);
+
+	return nl && nl + 1 < text + len;
+}
+
 int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 		 struct state_load *out)
 {
-	char *log_path = g_strconcat(path, ".log", NULL), *snap = NULL, *log = NULL;
-	GPtrArray *snap_h = NULL, *log_h = NULL;
-	guint64 snap_gen = 0, log_gen = 0, snap_ver = STATE_VERSION, log_ver = STATE_VERSION;
-	gsize snap_len, log_len;
+	char *log_path[2] = { g_strconcat(path, ".log", NULL), g_strconcat(path, ".log2", NULL) };
+	char *snap = NULL, *log[2] = { NULL, NULL };
+	GPtrArray *snap_h = NULL, *log_h[2] = { NULL, NULL };
+	guint64 snap_gen = 0, log_gen[2] = { 0, 0 }, snap_ver = STATE_VERSION;
+	guint64 log_ver[2] = { STATE_VERSION, STATE_VERSION };
+	gsize snap_len, log_len[2];
+	int order[2] = { -1, -1 };
 	bool tasks;
 	int ret;
 
 	*out = (struct state_load){ 0 };
-	/* Both headers are checked before anything is applied: a foreign file
+	/* All headers are checked before anything is applied: a foreign file
 	 * changes nothing. */
 	ret = read_text(path, &snap, &snap_len);
 	if (ret == 0 && snap_len &&
@@ -343,20 +354,43 @@ int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 		ret = -EBADMSG;
 	if (ret < 0)
 		goto done;
-	ret = read_text(log_path, &log, &log_len);
-	if (ret == 0 && log_len &&
-	    !(log_h = header(log, log_len, STATE_LOG_MAGIC, 3, &log_ver, &log_gen)))
-		ret = -EBADMSG;
-	out->bad_log = ret < 0;
+	for (int i = 0; i < 2 && ret == 0; i++) {
+		ret = read_text(log_path[i], &log[i], &log_len[i]);
+		if (ret == 0 && log_len[i] &&
+		    !(log_h[i] = header(log[i], log_len[i], STATE_LOG_MAGIC, 3, &log_ver[i],
+					&log_gen[i])))
+			ret = -EBADMSG;
+		if (ret < 0)
+			out->bad_log = i + 1;
+	}
 	if (ret < 0)
 		goto done;
 	tasks = snap_h && *boot_id && strcmp(field(snap_h, 3), boot_id) == 0;
 	out->tasks_ignored = snap_h && !tasks;
-	if (log_h && (log_gen != snap_gen || log_ver != snap_ver)) {
-		out->log_ignored = true;
-		log_len = 0;
+	if (!snap_h && log_h[0])
+		snap_ver = log_ver[0];
+	/* What continues the snapshot: in version 3, the log of its
+	 * generation, then the one of the next (written after a switch whose
+	 * snapshot a crash kept from its rename); before, FILE.log of its
+	 * generation alone. Any other log is older than the snapshot. */
+	for (int i = 0; i < 2; i++) {
+		int slot;
+
+		if (!log_h[i] || log_ver[i] != snap_ver)
+			slot = -1;
+		else if (log_gen[i] == snap_gen)
+			slot = 0;
+		else if (log_gen[i] == snap_gen + 1 && snap_ver >= 3)
+			slot = 1;
+		else
+			slot = -1;
+		if (slot >= 0 && order[slot] < 0)
+			order[slot] = i;
+		else if (log_h[i] && has_records(log[i], log_len[i]))
+			out->log_ignored = true;
+		out->generation = MAX(out->generation, log_gen[i]);
 	}
-	out->generation = MAX(snap_gen, log_gen);
+	out->generation = MAX(out->generation, snap_gen);
 
 	struct replay r = {
 		.core = core, .path = path, .version = snap_ver,
@@ -365,18 +399,23 @@ int state_replay(struct cg_core *core, const char *path, const char *boot_id,
 	cg_restore_begin(core);
 	if (snap_h)
 		apply_text(&r, snap, snap_len, tasks, out);
-	r.path = log_path;
-	if (log_h && log_len)
-		apply_text(&r, log, log_len, tasks, out);
+	for (int k = 0; k < 2; k++) {
+		if (order[k] < 0)
+			continue;
+		r.path = log_path[order[k]];
+		apply_text(&r, log[order[k]], log_len[order[k]], tasks, out);
+	}
 	cg_restore_end(core);
 	g_hash_table_unref(r.ids);
 done:
 	if (snap_h)
 		g_ptr_array_unref(snap_h);
-	if (log_h)
-		g_ptr_array_unref(log_h);
-	g_free(log);
+	for (int i = 0; i < 2; i++) {
+		if (log_h[i])
+			g_ptr_array_unref(log_h[i]);
+		g_free(log[i]);
+		g_free(log_path[i]);
+	}
 	g_free(snap);
-	g_free(log_path);
 	return ret;
 }

@@ -134,13 +134,13 @@ static int sane_behavior_show(struct css *css, const struct cftype *cft, GString
 
 /* In the kernel's order. The flag files name their flag in .private. */
 const struct cftype cgroup1_base_files[] = {
-	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE, .seq_show = procs_seq_show, .write = procs_write,
+	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE | CFTYPE_TOP_UNLOCKED, .seq_show = procs_seq_show, .write = procs_write,
 	  .prepare = cgroup_procs_prepare, .free_prep = free_prep },
 	{ .name = "cgroup.clone_children", .private = CGRP_CPUSET_CLONE_CHILDREN,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
 	{ .name = "cgroup.sane_behavior", .flags = CFTYPE_ONLY_ON_ROOT,
 	  .seq_show = sane_behavior_show },
-	{ .name = "tasks", .flags = CFTYPE_NO_STATE, .seq_show = tasks_seq_show, .write = procs_write,
+	{ .name = "tasks", .flags = CFTYPE_NO_STATE | CFTYPE_TOP_UNLOCKED, .seq_show = tasks_seq_show, .write = procs_write,
 	  .prepare = tasks_prepare, .free_prep = free_prep },
 	{ .name = "notify_on_release", .private = CGRP_NOTIFY_ON_RELEASE,
 	  .read_u64 = flag_read, .write_u64 = flag_write },
