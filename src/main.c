@@ -24,6 +24,7 @@
 #include "malloc_setup.h"
 #include "fs/mountpoint.h"
 #include "state/state.h"
+#include "config/conf.h"
 #include "alloc/alloc.h"
 #include "alloc/alloc_thread.h"
 #include "core/task_watch.h"
@@ -40,6 +41,7 @@ struct cgfused_config {
 	char *source;		/* mount.fuse3's first one, when there are two */
 	int extra_args;		/* non-option arguments past those two */
 	char *state;		/* state file, "none", or NULL for the default */
+	char *config;		/* config file, "none", or NULL for the default */
 	unsigned max_depth, max_descendants;	/* for every group (core->max_*) */
 	int help;
 };
@@ -51,6 +53,7 @@ static const struct fuse_opt cgfused_opts[] = {
 	{ "nodefault_permissions", offsetof(struct cgfused_config, default_permissions), 0 },
 	{ "state=%s", offsetof(struct cgfused_config, state), 0 },
 	{ "--state=%s", offsetof(struct cgfused_config, state), 0 },
+	{ "config=%s", offsetof(struct cgfused_config, config), 0 },
 	{ "max_depth=%u", offsetof(struct cgfused_config, max_depth), 0 },
 	{ "max_descendants=%u", offsetof(struct cgfused_config, max_descendants), 0 },
 	FUSE_OPT_END
@@ -127,10 +130,12 @@ static void usage(const char *prog)
 	       "    -o state=FILE, --state=FILE  keep groups, settings and members in FILE\n"
 	       "                           and FILE.log (default %s/MOUNT-PATH.state;\n"
 	       "                           none: keep nothing)\n"
+	       "    -o config=FILE         groups to make, see cgfused(8) (default %s;\n"
+	       "                           none: no file)\n"
 	       "    -o max_depth=N         no group deeper than N below a hierarchy's root\n"
 	       "                           (default %u; mkdir past it: EAGAIN)\n"
 	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
-	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CG_MAX_DEPTH_DEFAULT,
+	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CONF_DEFAULT_PATH, CG_MAX_DEPTH_DEFAULT,
 	       CG_MAX_DESCENDANTS_DEFAULT);
 }
 
@@ -328,6 +333,8 @@ int main(int argc, char *argv[])
 	struct cg_state *state = NULL;
 	char *state_path = NULL;
 	const char *controllers;
+	struct conf_daemon *config = NULL;
+	GError *err = NULL;
 	GArray *masks = NULL;
 	bool created = false;
 	int loop, ret = 1;
@@ -397,6 +404,12 @@ int main(int argc, char *argv[])
 	if ((!conf.state || strcmp(conf.state, "none") != 0) &&
 	    !(state = open_state(core, alloc, conf.state, opts.mountpoint, &state_path)))
 		goto out;
+	/* After the state: it wins for the groups it has. */
+	if (!(config = conf_daemon_new(core, conf.config, &err))) {
+		fprintf(stderr, "cgfused: %s\n", err->message);
+		g_error_free(err);
+		goto out;
+	}
 	if (fuse_set_signal_handlers(se) != 0)
 		goto out;
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
@@ -406,7 +419,10 @@ int main(int argc, char *argv[])
 		log_to_syslog();	/* stderr is /dev/null from now on */
 	log_msg(LOG_INFO, "cgfused %s serving %s: controllers %s, state %s", PACKAGE_VERSION,
 		opts.mountpoint, controllers, state_path ? state_path : "none");
-	/* Threads after the fork of daemonizing. */
+	/* Threads after the fork of daemonizing; SIGHUP reloads the config. */
+	struct fs_mount mount = { se, core };
+
+	conf_daemon_start(config, fs_notify_changed, &mount);
 	watch = task_watch_start(core);
 	release_agent_start(agent);
 	alloc_thread = alloc_thread_start(alloc);
@@ -426,6 +442,7 @@ int main(int argc, char *argv[])
 out_signals:
 	fuse_remove_signal_handlers(se);
 out:
+	conf_daemon_free(config);	/* no reload from here on */
 	if (state)
 		state_free(state);
 	if (se)
@@ -447,6 +464,7 @@ out:
 	g_free(conf.source);
 	g_free(state_path);
 	free(conf.state);
+	free(conf.config);
 	fuse_opt_free_args(&args);
 	return ret;
 }

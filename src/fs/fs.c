@@ -169,6 +169,23 @@ static void reply_entry(fuse_req_t req, struct cg_core *core, const struct cg_no
 	fuse_reply_entry(req, &e);
 }
 
+void fs_notify_changed(void *mount, uint64_t id, unsigned file, const char *name)
+{
+	struct fs_mount *m = mount;
+	struct cg_core *core = m->core;
+	struct fuse_session *se = m->se;
+	struct cg_node n;
+	fuse_ino_t ino;
+
+	if (cg_node_get(core, id, file, &n) < 0)
+		return;
+	ino = ref_ino(&n.ref, single_hierarchy(core));
+	/* -ENOENT: the kernel had nothing cached. */
+	if (name)
+		fuse_lowlevel_notify_inval_entry(se, ino, name, strlen(name));
+	fuse_lowlevel_notify_inval_inode(se, ino, -1, 0);
+}
+
 /* A name that does not exist is cached as such too. */
 static void reply_negative_entry(fuse_req_t req)
 {

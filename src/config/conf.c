@@ -1,0 +1,362 @@
+/* Reading and parsing the config file (see config/conf.h). */
+#include "config/conf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define CONF_MAX_SIZE (1u << 20)
+
+static void setting_free(gpointer p)
+{
+	struct conf_setting *s = p;
+
+	g_free(s->key);
+	g_free(s->value);
+	g_free(s);
+}
+
+static void group_free(gpointer p)
+{
+	struct conf_group *g = p;
+
+	g_free(g->section);
+	g_free(g->hier);
+	g_free(g->path);
+	g_ptr_array_unref(g->settings);
+	g_free(g);
+}
+
+void conf_free(struct conf *conf)
+{
+	if (!conf)
+		return;
+	g_free(conf->path);
+	g_ptr_array_unref(conf->groups);
+	g_free(conf);
+}
+
+/* GKeyFile says what is wrong but not where: the first line whose prefix
+ * of the text does not load is where. */
+static int bad_line(const char *text, gsize len)
+{
+	GKeyFile *kf = g_key_file_new();
+	int line = 1;
+
+	for (const char *p = text; p < text + len; line++) {
+		const char *nl = memchr(p, '\n', (gsize)(text + len - p));
+		gsize upto = nl ? (gsize)(nl - text) + 1 : len;
+
+		if (!g_key_file_load_from_data(kf, text, upto, G_KEY_FILE_NONE, NULL))
+			break;
+		p = text + upto;
+	}
+	g_key_file_free(kf);
+	return line;
+}
+
+/* Where each section ("[s]") and key ("s\nkey") is, the last one if
+ * repeated (GKeyFile keeps the last value too); *localized: the first line
+ * of a key with a locale ("key[de]"), which GKeyFile would hide, or 0. */
+static GHashTable *line_map(const char *text, gsize len, int *localized)
+{
+	GHashTable *map = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	char **lines = g_strsplit(text, "\n", -1), *section = g_strdup("");
+	int n = 0;
+
+	(void)len;
+	for (char **l = lines; *l; l++) {
+		char *s = g_strstrip(*l), *eq;
+
+		n++;
+		if (*s == '[' && s[strlen(s) - 1] == ']') {
+			g_free(section);
+			section = g_strndup(s + 1, strlen(s) - 2);
+			g_hash_table_insert(map, g_strdup_printf("[%s]", section), GINT_TO_POINTER(n));
+		} else if (*s && *s != '#' && (eq = strchr(s, '='))) {
+			*eq = '\0';
+			if (strchr(s, '[') && !*localized)
+				*localized = n;
+			g_hash_table_insert(map, g_strdup_printf("%s\n%s", section, g_strchomp(s)),
+					    GINT_TO_POINTER(n));
+		}
+	}
+	g_free(section);
+	g_strfreev(lines);
+	return map;
+}
+
+static int key_line(GHashTable *map, const char *section, const char *key)
+{
+	char *k = key ? g_strdup_printf("%s\n%s", section, key) : g_strdup_printf("[%s]", section);
+	int line = GPOINTER_TO_INT(g_hash_table_lookup(map, k));
+
+	g_free(k);
+	return line;
+}
+
+/* "/a/b": absolute, no empty, "." or ".." component, not "/" itself. */
+static bool path_ok(const char *path)
+{
+	char **parts;
+	bool ok = path[0] == '/' && path[1];
+
+	parts = g_strsplit(path + 1, "/", -1);
+	for (char **p = parts; ok && *p; p++)
+		ok = **p && strcmp(*p, ".") != 0 && strcmp(*p, "..") != 0;
+	g_strfreev(parts);
+	return ok;
+}
+
+static int depth(const char *path)
+{
+	int n = 0;
+
+	for (; *path; path++)
+		n += *path == '/';
+	return n;
+}
+
+static gint by_depth(gconstpointer a, gconstpointer b)
+{
+	const struct conf_group *ga = *(struct conf_group *const *)a;
+	const struct conf_group *gb = *(struct conf_group *const *)b;
+
+	return depth(ga->path) - depth(gb->path);
+}
+
+/* A user or group by name or number; false if there is none. */
+static bool resolve_id(const char *key, const char *val, unsigned *out)
+{
+	bool user = strcmp(key, "owner") == 0 || strcmp(key, "tasks_owner") == 0;
+	guint64 num;
+
+	if (g_ascii_string_to_unsigned(val, 10, 0, G_MAXUINT32 - 1, &num, NULL)) {
+		*out = (unsigned)num;
+		return true;
+	}
+	if (user) {
+		struct passwd *pw = getpwnam(val);
+
+		if (pw)
+			*out = pw->pw_uid;
+		return pw != NULL;
+	}
+	struct group *gr = getgrnam(val);
+
+	if (gr)
+		*out = gr->gr_gid;
+	return gr != NULL;
+}
+
+/* The owner, group and mode keys: 1 if key is one, -1 (and *why) if its
+ * value is bad, 0 if key is none of them. */
+static int attr_key(struct conf_group *g, const char *key, const char *val, int line,
+		     const char **why)
+{
+	static const char *const names[] = { "owner", "group", "mode", "tasks_owner",
+					     "tasks_group" };
+	struct conf_id *ids[] = { &g->owner, &g->group, &g->mode, &g->tasks_owner,
+				  &g->tasks_group };
+	guint64 mode;
+
+	for (guint i = 0; i < G_N_ELEMENTS(names); i++) {
+		if (strcmp(key, names[i]) != 0)
+			continue;
+		ids[i]->set = true;
+		ids[i]->line = line;
+		if (ids[i] == &g->mode) {
+			if (g_ascii_string_to_unsigned(val, 8, 0, 07777, &mode, NULL)) {
+				ids[i]->val = (unsigned)mode;
+				return 1;
+			}
+			*why = "not an octal mode (at most 07777)";
+			return -1;
+		}
+		if (resolve_id(key, val, &ids[i]->val))
+			return 1;
+		*why = i == 0 || i == 3 ? "no such user" : "no such group";
+		return -1;
+	}
+	return 0;
+}
+
+static struct conf_group *parse_section(GKeyFile *kf, const char *section, GHashTable *map,
+					const char *path, GError **err)
+{
+	struct conf_group *g = g_new0(struct conf_group, 1);
+	const char *colon = strchr(section, ':');
+	char **keys = NULL;
+	const char *why = NULL;
+	char *bad = NULL;
+	int line = key_line(map, section, NULL);
+
+	g->section = g_strdup(section);
+	g->line = line;
+	g->hier = colon ? g_strndup(section, (gsize)(colon - section)) : NULL;
+	g->path = g_strdup(colon ? colon + 1 : section);
+	g->settings = g_ptr_array_new_with_free_func(setting_free);
+	if (colon && !*g->hier)
+		why = "no controllers before ':' (write [/path] for every hierarchy)";
+	else if (!path_ok(g->path))
+		why = "a group is an absolute path below the hierarchy's root, as [/build] or "
+		      "[cpu,cpuacct:/build]";
+	keys = why ? NULL : g_key_file_get_keys(kf, section, NULL, NULL);
+	for (char **k = keys; k && *k && !why; k++) {
+		char *val;
+
+		/* A repeated key is listed each time; its value is the last. */
+		if (g_strv_contains((const char *const *)(k + 1), *k))
+			continue;
+		val = g_key_file_get_string(kf, section, *k, NULL);
+
+		line = key_line(map, section, *k);
+		g_free(bad);
+		bad = g_strdup(*k);
+		if (!val)
+			why = "a value with a bad escape";
+		else if (strcmp(*k, "tasks") == 0 || strcmp(*k, "cgroup.procs") == 0)
+			why = "the config makes groups, it does not place tasks";
+		else if (attr_key(g, *k, val, line, &why) != 0)
+			;	/* an owner, group or mode: why says if it is bad */
+		else if (!strchr(*k, '.') && strcmp(*k, "notify_on_release") != 0 &&
+			 strcmp(*k, "release_agent") != 0)
+			why = "not a control file (owner, group, mode, tasks_owner, tasks_group, "
+			      "or a file such as cpu.shares)";
+		else {
+			struct conf_setting *s = g_new0(struct conf_setting, 1);
+
+			s->key = g_strdup(*k);
+			s->value = g_strdup(val);
+			s->line = line;
+			g_ptr_array_add(g->settings, s);
+		}
+		g_free(val);
+	}
+	g_strfreev(keys);
+	if (!why) {
+		g_free(bad);
+		return g;
+	}
+	if (bad)
+		g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE, "%s:%d: %s: %s",
+			    path, line, bad, why);
+	else
+		g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_GROUP_NOT_FOUND,
+			    "%s:%d: [%s]: %s", path, line, section, why);
+	g_free(bad);
+	group_free(g);
+	return NULL;
+}
+
+struct conf *conf_parse(const char *path, const char *text, gsize len, GError **err)
+{
+	GKeyFile *kf = g_key_file_new();
+	struct conf *conf = g_new0(struct conf, 1);
+	GError *kerr = NULL;
+	GHashTable *map;
+	char **sections;
+	int localized = 0;
+
+	conf->path = g_strdup(path);
+	conf->groups = g_ptr_array_new_with_free_func(group_free);
+	if (memchr(text, '\0', len) ||
+	    !g_key_file_load_from_data(kf, text, len, G_KEY_FILE_NONE, &kerr)) {
+		g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_PARSE, "%s:%d: %s", path,
+			    bad_line(text, len), kerr ? kerr->message : "a NUL byte");
+		g_clear_error(&kerr);
+		g_key_file_free(kf);
+		conf_free(conf);
+		return NULL;
+	}
+	map = line_map(text, len, &localized);
+	sections = g_key_file_get_groups(kf, NULL);
+	if (localized) {
+		g_set_error(err, G_KEY_FILE_ERROR, G_KEY_FILE_ERROR_INVALID_VALUE,
+			    "%s:%d: a localized key (KEY[LOCALE]): no control file has one",
+			    path, localized);
+		g_clear_pointer(&conf, conf_free);
+	}
+	for (char **s = sections; conf && *s; s++) {
+		struct conf_group *g = parse_section(kf, *s, map, path, err);
+
+		if (!g) {
+			conf_free(conf);
+			conf = NULL;
+			break;
+		}
+		g_ptr_array_add(conf->groups, g);
+	}
+	if (conf)
+		g_ptr_array_sort(conf->groups, by_depth);	/* stable: file order kept */
+	g_strfreev(sections);
+	g_hash_table_unref(map);
+	g_key_file_free(kf);
+	return conf;
+}
+
+/* root's, or the daemon user's, writable by nobody else; a directory may
+ * be writable by all if sticky. The reason if not. */
+static const char *stat_problem(const struct stat *st, bool dir)
+{
+	if (st->st_uid != 0 && st->st_uid != geteuid())
+		return "it belongs to another user";
+	if (dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+		return dir ? "it is not a directory" : "it is not a regular file";
+	if ((st->st_mode & 022) && !(dir && (st->st_mode & S_ISVTX)))
+		return "it is writable by its group or others";
+	return NULL;
+}
+
+/* A config may set a release_agent, which runs as root: whoever could
+ * write it (or its directory) could run anything as root. */
+struct conf *conf_load(const char *path, GError **err)
+{
+	char *dir = g_path_get_dirname(path), *text = NULL;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1, e = 0;
+	const char *why = NULL, *what = path;
+	struct conf *conf = NULL;
+	struct stat st;
+	ssize_t n = 0;
+
+	if (dfd < 0 || fstat(dfd, &st) < 0) {
+		e = errno;
+		what = dir;
+	} else if ((why = stat_problem(&st, true))) {
+		what = dir;
+	} else if ((fd = openat(dfd, strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
+				O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
+		e = errno;
+		if (e == ELOOP)
+			why = "it is a symbolic link (name the file itself)";
+	} else if (fstat(fd, &st) < 0) {
+		e = errno;
+	} else if (!(why = stat_problem(&st, false)) && st.st_size > CONF_MAX_SIZE) {
+		why = "it is larger than 1 MiB";
+	} else if (!why) {
+		text = g_malloc((gsize)st.st_size + 1);
+		n = pread(fd, text, (size_t)st.st_size, 0);
+		if (n < 0)
+			e = errno;
+	}
+	if (why)
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_PERM,
+			    "config %s refused: %s", what, why);
+	else if (e)
+		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
+			    "cannot read config %s: %s", what, g_strerror(e));
+	else
+		conf = conf_parse(path, text, (gsize)n, err);
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	g_free(text);
+	g_free(dir);
+	return conf;
+}
