@@ -251,6 +251,32 @@ cpu.shares=4096'
 	cg_expect_done
 }
 
+@test "a relative config= names the file from where cgfused started, in the background too" {
+	local i
+	conf '[/a]
+cpu.shares=2048'
+	CG_MOUNTS+=("$MNT")
+	(cd "$CG_TMP" && "$CGFUSED" -o "state=$STATE" -o config=cgfused.conf "$MNT" 3>&-)
+	cg_wait_mounted "$MNT"
+	# The daemon forked away: found by its mount point, unique to this test.
+	CG_PID=$(pgrep -f -- "config=cgfused.conf $MNT\$")
+	[[ $CG_PID =~ ^[0-9]+$ ]]
+	[[ $(readlink "/proc/$CG_PID/exe") == $(readlink -f "$CGFUSED") ]]
+	CG_DAEMONS+=("$CG_PID")
+	[[ $(readlink "/proc/$CG_PID/cwd") == / ]]
+	cg_expect_read "$MNT/a/cpu.shares" 2048
+	cg_expect_done
+	conf '[/a]
+cpu.shares=4096'
+	kill -HUP "$CG_PID"
+	for ((i = 0; i < 100; i++)); do
+		[[ $(cat "$MNT/a/cpu.shares") == 4096 ]] && break
+		sleep 0.05
+	done
+	cg_expect_read "$MNT/a/cpu.shares" 4096
+	cg_expect_done
+}
+
 @test "with config=none SIGHUP neither reloads nor stops the daemon" {
 	cg_mount -o "state=$STATE" -o config=none
 	mkdir "$MNT/a"

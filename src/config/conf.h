@@ -84,9 +84,9 @@ int conf_apply(struct cg_core *core, const struct conf *conf, const struct conf 
  * a thread started with conf_daemon_start() after the daemon's fork. */
 struct conf_daemon;
 struct conf_daemon *conf_daemon_new(struct cg_core *core, const char *opt, GError **err);
-/* Blocks SIGHUP in the calling thread (and the threads it makes from now
- * on) and starts the thread that takes it; changed hears what each reload
- * changed (see conf_apply()). */
+/* Starts the thread that reloads and, in place of libfuse's (which ends
+ * the session), a SIGHUP handler that wakes it; changed hears what each
+ * reload changed (see conf_apply()). */
 void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *data);
 /* Reloads now, as a SIGHUP does (for tests and the thread). */
 void conf_daemon_reload(struct conf_daemon *cd);

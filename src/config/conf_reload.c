@@ -2,9 +2,11 @@
 #include "config/conf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <unistd.h>
 
 struct conf_daemon {
 	struct cg_core *core;
@@ -16,7 +18,12 @@ struct conf_daemon {
 	pthread_t thread;
 	bool started;
 	gint stop;
+	int pipe[2];		/* the handler writes a byte for each SIGHUP */
+	struct sigaction old;	/* libfuse's, put back at the end */
 };
+
+/* Where the SIGHUP handler writes: one daemon per process. */
+static volatile sig_atomic_t hup_fd = -1;
 
 /* The file's config; an empty one if the default file is missing. */
 static struct conf *load(struct conf_daemon *cd, GError **err)
@@ -43,7 +50,8 @@ struct conf_daemon *conf_daemon_new(struct cg_core *core, const char *opt, GErro
 	}
 	if (opt && strcmp(opt, "none") == 0)
 		return cd;
-	cd->path = g_strdup(opt ? opt : CONF_DEFAULT_PATH);
+	/* Absolute: a daemon's working directory is / after its fork. */
+	cd->path = g_canonicalize_filename(opt ? opt : CONF_DEFAULT_PATH, NULL);
 	cd->cur = load(cd, err);
 	if (cd->cur && conf_apply(core, cd->cur, NULL, NULL, NULL, err) == 0)
 		return cd;
@@ -73,33 +81,55 @@ void conf_daemon_reload(struct conf_daemon *cd)
 	conf_free(conf);
 }
 
+static void on_hup(int sig)
+{
+	int saved = errno;
+
+	(void)sig;
+	if (hup_fd >= 0 && write(hup_fd, "h", 1) < 0) {
+		/* A full pipe: a reload is due already. */
+	}
+	errno = saved;
+}
+
+/* Reloads once for any number of SIGHUPs that came while it did not run. */
 static void *hup_thread(void *data)
 {
 	struct conf_daemon *cd = data;
-	sigset_t set;
-	int sig;
+	char buf[64];
+	ssize_t n;
 
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	while (sigwait(&set, &sig) == 0 && !g_atomic_int_get(&cd->stop))
-		conf_daemon_reload(cd);
+	while ((n = read(cd->pipe[0], buf, sizeof(buf))) != 0) {
+		if (g_atomic_int_get(&cd->stop))
+			break;
+		if (n > 0)
+			conf_daemon_reload(cd);
+	}
 	return NULL;
 }
 
 void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *data)
 {
-	sigset_t set;
+	struct sigaction sa = { .sa_handler = on_hup, .sa_flags = SA_RESTART };
 
 	cd->changed = changed;
 	cd->changed_data = data;
-	sigemptyset(&set);
-	sigaddset(&set, SIGHUP);
-	/* Every thread made from here on blocks it too: only ours takes it
-	 * (libfuse's handler would end the session). */
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	if (pipe2(cd->pipe, O_CLOEXEC) < 0) {
+		g_warning("config: no pipe to take SIGHUP: %s", g_strerror(errno));
+		return;
+	}
+	fcntl(cd->pipe[1], F_SETFL, O_NONBLOCK);
 	cd->started = pthread_create(&cd->thread, NULL, hup_thread, cd) == 0;
-	if (!cd->started)
+	if (!cd->started) {
 		g_warning("config: no thread to take SIGHUP: %s", g_strerror(errno));
+		close(cd->pipe[0]);
+		close(cd->pipe[1]);
+		return;
+	}
+	/* Instead of libfuse's, which ends the session on SIGHUP. */
+	hup_fd = cd->pipe[1];
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGHUP, &sa, &cd->old);
 }
 
 void conf_daemon_free(struct conf_daemon *cd)
@@ -107,9 +137,15 @@ void conf_daemon_free(struct conf_daemon *cd)
 	if (!cd)
 		return;
 	if (cd->started) {
+		sigaction(SIGHUP, &cd->old, NULL);
+		hup_fd = -1;
 		g_atomic_int_set(&cd->stop, 1);
-		pthread_kill(cd->thread, SIGHUP);
+		/* A full pipe wakes the thread all the same. */
+		if (write(cd->pipe[1], "s", 1) < 0 && errno != EAGAIN)
+			g_warning("config: cannot stop the SIGHUP thread: %s", g_strerror(errno));
 		pthread_join(cd->thread, NULL);
+		close(cd->pipe[0]);
+		close(cd->pipe[1]);
 	}
 	conf_free(cd->cur);
 	g_free(cd->path);
