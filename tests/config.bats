@@ -144,7 +144,7 @@ cpuset.cpus=4096'
 	[ ! -e "$MNT/a" ]
 }
 
-@test "a config file anyone could change is refused, and so is a link or a missing one" {
+@test "a config file anyone could change is refused, and so is a link, a FIFO or a missing one" {
 	conf '[/a]'
 	chmod 0666 "$CONF"
 	refused "config $CONF refused: it is writable by its group or others"
@@ -155,6 +155,9 @@ cpuset.cpus=4096'
 	mv "$CONF" "$CONF.real"
 	ln -s "$CONF.real" "$CONF"
 	refused "config $CONF refused: it is a symbolic link"
+	rm "$CONF"
+	mkfifo -m 0644 "$CONF"	# opened, it would block the daemon
+	refused "config $CONF refused: it is not a regular file"
 	rm "$CONF"
 	refused "cannot read config $CONF: No such file or directory"
 }

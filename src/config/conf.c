@@ -313,11 +313,38 @@ static const char *stat_problem(const struct stat *st, bool dir)
 	return NULL;
 }
 
+/* name in dir, checked on a descriptor that opens nothing (O_PATH: a
+ * device or FIFO is not opened, a link not followed), then opened for
+ * real and checked to be the same file. The fd, or -1 with *why or errno. */
+static int open_checked(int dfd, const char *name, const char **why)
+{
+	int probe = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC), fd = -1, e = 0;
+	struct stat st, again;
+
+	if (probe < 0 || fstat(probe, &st) < 0)
+		e = errno;
+	else if (S_ISLNK(st.st_mode))
+		*why = "it is a symbolic link (name the file itself)";
+	else if (!(*why = stat_problem(&st, false)) && st.st_size > CONF_MAX_SIZE)
+		*why = "it is larger than 1 MiB";
+	else if (!*why && ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
+					 O_CLOEXEC)) < 0 || fstat(fd, &again) < 0))
+		e = errno;
+	else if (!*why && (again.st_dev != st.st_dev || again.st_ino != st.st_ino))
+		*why = "it was replaced while being opened";
+	if (probe >= 0)
+		close(probe);
+	if ((e || *why) && fd >= 0)
+		close(fd);
+	errno = e;
+	return e || *why ? -1 : fd;
+}
+
 /* A config may set a release_agent, which runs as root: whoever could
  * write it (or its directory) could run anything as root. */
 struct conf *conf_load(const char *path, GError **err)
 {
-	char *dir = g_path_get_dirname(path), *text = NULL;
+	char *dir = g_path_get_dirname(path), *name = g_path_get_basename(path), *text = NULL;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1, e = 0;
 	const char *why = NULL, *what = path;
 	struct conf *conf = NULL;
@@ -329,16 +356,9 @@ struct conf *conf_load(const char *path, GError **err)
 		what = dir;
 	} else if ((why = stat_problem(&st, true))) {
 		what = dir;
-	} else if ((fd = openat(dfd, strrchr(path, '/') ? strrchr(path, '/') + 1 : path,
-				O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) < 0) {
-		e = errno;
-		if (e == ELOOP)
-			why = "it is a symbolic link (name the file itself)";
-	} else if (fstat(fd, &st) < 0) {
-		e = errno;
-	} else if (!(why = stat_problem(&st, false)) && st.st_size > CONF_MAX_SIZE) {
-		why = "it is larger than 1 MiB";
-	} else if (!why) {
+	} else if ((fd = open_checked(dfd, name, &why)) < 0 || fstat(fd, &st) < 0) {
+		e = why ? 0 : errno;
+	} else {
 		text = g_malloc((gsize)st.st_size + 1);
 		n = pread(fd, text, (size_t)st.st_size, 0);
 		if (n < 0)
@@ -357,6 +377,7 @@ struct conf *conf_load(const char *path, GError **err)
 	if (dfd >= 0)
 		close(dfd);
 	g_free(text);
+	g_free(name);
 	g_free(dir);
 	return conf;
 }
