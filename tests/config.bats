@@ -87,7 +87,9 @@ $MNT/build/sub/deep/cpu.shares 0:0 644"
 }
 
 @test "a section names one hierarchy or, without controllers, every one" {
-	conf '[cpuset:/pinned]
+	conf '[cpuacct,cpu:/acct]
+cpu.shares=64
+[cpuset:/pinned]
 cpuset.cpus=0
 cpuset.mems=0
 [/both]
@@ -98,6 +100,7 @@ cpuset.mems=0'
 	[ ! -e "$MNT/cpu,cpuacct/pinned" ]
 	cg_expect_read "$MNT/cpuset/pinned/cpuset.cpus" 0
 	cg_expect_read "$MNT/cpu,cpuacct/both/cpu.shares" 512
+	cg_expect_read "$MNT/cpu,cpuacct/acct/cpu.shares" 64
 	cg_expect_read "$MNT/cpuset/both/cpuset.mems" 0
 	cg_expect_done
 }
@@ -127,7 +130,7 @@ mode=0999'
 tasks=1'
 	refused "$CONF:2: tasks: the config makes groups, it does not place tasks"
 	conf '[memory:/a]'
-	refused "$CONF:1: [memory:/a]: no hierarchy memory in this mount"
+	refused "$CONF:1: [memory:/a]: no hierarchy of memory in this mount (it has cpuset,cpu,cpuacct)"
 	conf '[/a]
 cpu.nonesuch=1'
 	refused "$CONF:2: cpu.nonesuch: no such control file in [/a]"

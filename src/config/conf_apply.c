@@ -265,6 +265,41 @@ static int apply_setting(struct applier *ap, unsigned h, const struct conf_group
 	return ret < 0 ? fail(ap, (int)ret, s->line, "%s=%s", s->key, s->value) : 0;
 }
 
+/* Whether two lists of controllers ("cpu,cpuacct") name the same ones. */
+static bool same_controllers(const char *a, const char *b)
+{
+	char **x = g_strsplit(a, ",", -1), **y = g_strsplit(b, ",", -1);
+	bool same = g_strv_length(x) == g_strv_length(y);
+
+	for (char **p = x; same && *p; p++)
+		same = g_strv_contains((const char *const *)y, *p);
+	g_strfreev(x);
+	g_strfreev(y);
+	return same;
+}
+
+/* The hierarchy of exactly the controllers hier names, in any order:
+ * 0, or -ENOENT (err says which the mount has). */
+static int find_hierarchy(struct applier *ap, const struct conf_group *g, unsigned *index)
+{
+	GString *names = g_string_new(NULL);
+	const char *name;
+	uint64_t top;
+
+	for (unsigned h = 0; cg_hierarchy(ap->core, h, &name, &top) == 0; h++) {
+		if (same_controllers(g->hier, name)) {
+			*index = h;
+			g_string_free(names, TRUE);
+			return 0;
+		}
+		g_string_append_printf(names, "%s%s", names->len ? ", " : "", name);
+	}
+	fail(ap, -ENOENT, g->line, "[%s]: no hierarchy of %s in this mount (it has %s)",
+	     g->section, g->hier, names->str);
+	g_string_free(names, TRUE);
+	return -ENOENT;
+}
+
 static int apply_group(struct applier *ap, const struct conf_group *g, const struct conf *old)
 {
 	const struct conf_group *before = old_group(old, g->section);
@@ -273,10 +308,7 @@ static int apply_group(struct applier *ap, const struct conf_group *g, const str
 	int ret = 0;
 
 	if (g->hier) {
-		ret = cg_hierarchy_by_name(ap->core, g->hier, &first);
-		if (ret < 0)
-			ret = fail(ap, ret, g->line, "[%s]: no hierarchy %s in this mount",
-				   g->section, g->hier);
+		ret = find_hierarchy(ap, g, &first);
 		nr = first + 1;
 	}
 	for (unsigned h = first; ret == 0 && h < nr; h++) {
