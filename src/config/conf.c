@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Reading and parsing the config file (see config/conf.h). */
 #include "config/conf.h"
 

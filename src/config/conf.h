@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The config file (/etc/cgfused.conf, -o config=FILE): groups the mount
  * has, their settings, owners and modes. A GKeyFile, one section per
  * group:

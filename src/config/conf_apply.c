@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Applying a config to the core through its own entry points (as the
  * state's replay does), all or nothing. */
 #include "config/conf.h"

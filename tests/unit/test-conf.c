@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The config file (config/conf.h): what the parser takes and where it says
  * a line is wrong; how a config applies to a core at start and on reload,
  * all or nothing. */
