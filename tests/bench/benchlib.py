@@ -370,7 +370,8 @@ class Cgfused:
                 subprocess.run(["fusermount3", "-uz", self.mnt])
             if self.mnt is not None:
                 os.rmdir(self.mnt)
-                for path in (f"{self.mnt}.state", f"{self.mnt}.state.log"):
+                for path in (f"{self.mnt}.state", f"{self.mnt}.state.log",
+                             f"{self.mnt}.state.log2", f"{self.mnt}.state.orig"):
                     with contextlib.suppress(FileNotFoundError):
                         os.unlink(path)
                 self.mnt = None
