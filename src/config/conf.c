@@ -346,7 +346,7 @@ static int open_checked(int dfd, const char *name, const char **why)
 struct conf *conf_load(const char *path, GError **err)
 {
 	char *dir = g_path_get_dirname(path), *name = g_path_get_basename(path), *text = NULL;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), fd = -1, e = 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = -1, e = 0;
 	const char *why = NULL, *what = path;
 	struct conf *conf = NULL;
 	struct stat st;
@@ -364,6 +364,8 @@ struct conf *conf_load(const char *path, GError **err)
 		n = pread(fd, text, (size_t)st.st_size, 0);
 		if (n < 0)
 			e = errno;
+		else
+			text[n] = '\0';	/* line_map splits it as a string */
 	}
 	if (why)
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_PERM,
