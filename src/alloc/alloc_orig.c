@@ -216,22 +216,6 @@ void alloc_orig_drop_autogroup(struct alloc_orig *o, int id)
 	o->lines++;
 }
 
-/* The whole of text to fd. 0 or -errno. */
-static int write_all(int fd, const char *text, gsize len)
-{
-	while (len) {
-		ssize_t n = write(fd, text, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		text += n;
-		len -= (gsize)n;
-	}
-	return 0;
-}
-
 static void said(struct alloc_orig *o, int ret)
 {
 	if (ret < 0 && !o->failing)
@@ -246,7 +230,7 @@ void alloc_orig_flush(struct alloc_orig *o)
 
 	if (!o->buf->len || o->fd < 0)
 		return;
-	ret = write_all(o->fd, o->buf->str, o->buf->len);
+	ret = state_file_write_all(o->fd, o->buf->str, o->buf->len);
 	said(o, ret);
 	if (ret == 0)
 		g_string_truncate(o->buf, 0);
@@ -282,7 +266,7 @@ void alloc_orig_rewrite_commit(struct alloc_orig *o)
 		alloc_orig_add_autogroup(o, rec);
 	g_string_append_len(all, o->buf->str, (gssize)o->buf->len);
 	fd = ret = state_file_create(&o->dir, o->tmp_name);
-	if (fd >= 0 && (ret = write_all(fd, all->str, all->len)) == 0 &&
+	if (fd >= 0 && (ret = state_file_write_all(fd, all->str, all->len)) == 0 &&
 	    renameat(o->dir.fd, o->tmp_name, o->dir.fd, o->name) < 0)
 		ret = -errno;
 	said(o, ret);

@@ -310,21 +310,6 @@ static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
 	g_string_free(group, TRUE);
 }
 
-static int write_all(int fd, const char *buf, gsize len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		buf += n;
-		len -= (gsize)n;
-	}
-	return 0;
-}
-
 static void log_header(GString *out, uint64_t generation)
 {
 	gsize start = rec_begin(out, STATE_LOG_MAGIC);
@@ -360,7 +345,7 @@ static int write_snapshot(struct cg_state *st, const GString *snap)
 	int fd = state_file_create(&st->dir, st->tmp_name), ret = fd < 0 ? fd : 0;
 
 	if (ret == 0)
-		ret = write_all(fd, snap->str, snap->len);
+		ret = state_file_write_all(fd, snap->str, snap->len);
 	step("tmp-written");
 	if (ret == 0 && fsync(fd) < 0)
 		ret = -errno;
@@ -698,7 +683,7 @@ static int open_log(struct cg_state *st, int i, bool snapshot, GError **err)
 		int ret;
 
 		log_header(head, (uint64_t)i);
-		ret = write_all(fd, head->str, head->len);
+		ret = state_file_write_all(fd, head->str, head->len);
 		g_string_free(head, TRUE);
 		if (ret < 0) {
 			g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),

@@ -224,3 +224,18 @@ int state_file_create(const struct state_dir *dir, const char *name)
 	fd = openat(dir->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	return fd < 0 ? -errno : fd;
 }
+
+int state_file_write_all(int fd, const char *buf, gsize len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= (gsize)n;
+	}
+	return 0;
+}

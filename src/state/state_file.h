@@ -50,4 +50,8 @@ int state_file_open_rw(const struct state_dir *dir, const char *name, const char
  * the link, not its target). The fd or -errno. */
 int state_file_create(const struct state_dir *dir, const char *name);
 
+/* The whole of buf (len bytes) to fd, through short writes and EINTR.
+ * 0 or -errno. */
+int state_file_write_all(int fd, const char *buf, gsize len);
+
 #endif
