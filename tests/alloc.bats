@@ -6,7 +6,7 @@
 # measured by the benchmark (make bench-fairness), never here: these tests
 # use sleeping processes, whose nice follows from the hierarchy alone. The
 # allocator applies changes within a pass (<= 100 ms); `eventually` waits
-# up to 5 s for a value.
+# up to 20 s for a value.
 
 load helpers
 
@@ -20,11 +20,11 @@ teardown() {
 	cg_teardown
 }
 
-# eventually WANT CMD...: CMD's output becomes WANT within 5 s.
+# eventually WANT CMD...: CMD's output becomes WANT within 20 s.
 eventually() {
 	local want=$1 got i
 	shift
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 200; i++)); do
 		got=$("$@" 2>&1) || true
 		[[ $got == "$want" ]] && return 0
 		sleep 0.1
@@ -33,11 +33,11 @@ eventually() {
 	return 1
 }
 
-# eventually_match REGEX CMD...: CMD's output matches REGEX within 5 s.
+# eventually_match REGEX CMD...: CMD's output matches REGEX within 20 s.
 eventually_match() {
 	local re=$1 got i
 	shift
-	for ((i = 0; i < 50; i++)); do
+	for ((i = 0; i < 200; i++)); do
 		got=$("$@" 2>&1) || true
 		[[ $got =~ $re ]] && return 0
 		sleep 0.1

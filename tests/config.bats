@@ -44,12 +44,12 @@ stop() {
 	cg_wait_gone "$CG_PID"
 }
 
-# hup TEXT: the daemon's log says TEXT after a SIGHUP (up to 5 s).
+# hup TEXT: the daemon's log says TEXT after a SIGHUP (up to 20 s).
 hup() {
 	local i n
 	n=$(grep -c -- "$1" "$CG_TMP/cgfused.log" || true)	# 0 matches: status 1
 	kill -HUP "$CG_PID"
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		(($(grep -c -- "$1" "$CG_TMP/cgfused.log") > n)) && return 0
 		sleep 0.05
 	done
@@ -276,7 +276,7 @@ cpu.shares=2048'
 	conf '[/a]
 cpu.shares=4096'
 	kill -HUP "$CG_PID"
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		[[ $(cat "$MNT/a/cpu.shares") == 4096 ]] && break
 		sleep 0.05
 	done

@@ -734,7 +734,7 @@ wait_released() {
 agent_log_is() {
 	local i got= want
 	want=$(sort <<<"$1")
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 200; i++)); do
 		got=$(sort "$CG_TMP/agent.log" 2>/dev/null) || true
 		[[ $got == "$want" ]] && break
 		sleep 0.1

@@ -173,6 +173,23 @@ cg_sleeper() {
 	printf -v "$1" %s "$!"
 }
 
+# cg_sleeper_as UID VAR: a `sleep 1000` of user and group UID, its PID in
+# VAR; returns once it runs as that user (setpriv has changed its ids and
+# exec'd sleep), so that a move of it is judged by its new owner.
+cg_sleeper_as() {
+	local pid i
+	setpriv --reuid="$1" --regid="$1" --clear-groups sleep 1000 >/dev/null 2>&1 3>&- &
+	pid=$!
+	CG_HELPERS+=("$pid")
+	printf -v "$2" %s "$pid"
+	for ((i = 0; i < 200; i++)); do
+		[[ $(cat "/proc/$pid/comm" 2>/dev/null) == sleep ]] && return 0
+		sleep 0.05
+	done
+	echo "sleeper $pid did not start as user $1" >&2
+	return 1
+}
+
 # cg_threads VAR: starts a python process with 3 extra threads (4 in all),
 # stores its PID in VAR and waits until all 4 threads exist.
 cg_threads() {

@@ -57,13 +57,6 @@ as() {
 	fi
 }
 
-# sleeper_as UID VAR: a `sleep` of that user's; its PID in VAR.
-sleeper_as() {
-	setpriv --reuid="$1" --regid="$1" --clear-groups sleep 1000 >/dev/null 2>&1 3>&- &
-	CG_HELPERS+=("$!")
-	printf -v "$2" %s "$!"
-}
-
 # in_both CASE ARGS...: runs CASE on a new mount with allow_other, as
 # mounted by default, then on another with nodefault_permissions.
 in_both() {
@@ -196,8 +189,8 @@ user_moves_only_its_own() {
 	local mine theirs roots
 	mkdir "$MNT/g" "$MNT/r"
 	chown -R $U1:$U1 "$MNT/g"
-	sleeper_as $U1 mine
-	sleeper_as $U2 theirs
+	cg_sleeper_as $U1 mine
+	cg_sleeper_as $U2 theirs
 	cg_sleeper roots
 	run as $U1 cg_write "$MNT/g/tasks" "$roots"
 	assert_output "$E_ACCES"
@@ -261,7 +254,7 @@ EOF
 	"$CG_PYTHON" "$CG_TMP/ids.py" "$1" "$2" >"$CG_TMP/ids.out" 2>&1 3>&- &
 	CG_HELPERS+=("$!")
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		[[ $(wc -l <"$CG_TMP/ids.out") -ge 2 ]] && break
 		sleep 0.05
 	done
@@ -306,7 +299,7 @@ time.sleep(1000)
 	CG_HELPERS+=("$!")
 	printf -v "$1" %s "$!"
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		[[ $(awk '/^Uid:/ { print $2, $3, $4 }' "/proc/$!/status") == "$2 $3 $4" ]] && return 0
 		sleep 0.05
 	done
@@ -356,7 +349,7 @@ delegated_subtree() {
 	assert_output 4
 	run cat "$MNT/g/sub/cpu.shares"
 	assert_output 2048
-	sleeper_as $U1 mine
+	cg_sleeper_as $U1 mine
 	run as $U1 cg_write "$MNT/g/sub/cgroup.procs" "$mine"
 	assert_output "${#mine}"
 	run cat "$MNT/g/sub/tasks"

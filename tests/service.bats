@@ -30,7 +30,7 @@ with open(sys.argv[2], "a") as out:
 	CG_HELPERS+=("$!")
 	touch "$CG_TMP/syslog"
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		[[ -S $CG_TMP/log.sock ]] && return 0
 		sleep 0.05
 	done

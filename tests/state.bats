@@ -33,10 +33,10 @@ crash() {
 	cg_wait_gone "$CG_PID"
 }
 
-# wait_for FILE TEXT: waits up to 5 s for FILE to contain TEXT.
+# wait_for FILE TEXT: waits up to 20 s for FILE to contain TEXT.
 wait_for() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		grep -q -- "$2" "$1" 2>/dev/null && return 0
 		sleep 0.05
 	done

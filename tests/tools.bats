@@ -208,9 +208,7 @@ exec "$@"'
 	chown -R 1234:1234 "$MNT/u"
 	local mine theirs
 	cg_sleeper theirs
-	setpriv --reuid=1234 --regid=1234 --clear-groups sleep 1000 >/dev/null 2>&1 3>&- &
-	mine=$!
-	CG_HELPERS+=("$mine")
+	cg_sleeper_as 1234 mine
 	run setpriv --reuid=1234 --regid=1234 --clear-groups \
 		"$CLASSIFY" --mount "$MNT" -g cpu:/u "$theirs" "$mine"
 	assert_equal "$status" 1
@@ -264,7 +262,7 @@ exec "$@"'
 	b=$!
 	CG_HELPERS+=("$b")
 	# Until it runs in the group (it moves itself, then execs the shell).
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		[[ $(cat "$MNT/cpu,cpuacct/busy/sub/tasks") == "$b" ]] && break
 		sleep 0.05
 	done
