@@ -87,7 +87,8 @@ static uint64_t group_id(struct replay *r, unsigned root, const struct state_rec
 
 /* Field i names a group's file ("" for its directory, CG_DIR): 0, or
  * -ENOENT if the group has no such file. */
-static int file_index(struct replay *r, uint64_t id, const struct state_rec *f, guint i, unsigned *file)
+static int file_index(struct replay *r, uint64_t id, const struct state_rec *f, guint i,
+		      unsigned *file)
 {
 	struct cg_node node;
 
