@@ -205,6 +205,68 @@ while True:
 	cg_expect_done
 }
 
+# settings DIR: every setting of every group under DIR ("path: value",
+# sorted): the writable files but the actions (tasks, cgroup.procs,
+# cpuacct.usage).
+settings() {
+	local f
+	find "$1" -type f -perm -u+w ! -name tasks ! -name cgroup.procs ! -name cpuacct.usage |
+		LC_ALL=C sort | while read -r f; do
+		printf '%s: %s\n' "${f#"$1"}" "$(cat "$f")"
+	done
+}
+
+# group_id NAME: the id the snapshot's mkdir record gives group NAME.
+group_id() {
+	sed -n "s/^mkdir =[^ ]* \([0-9]*\) [0-9]* =$1 .*/\1/p" "$STATE"
+}
+
+@test "a clean stop saves what differs from what mkdir gives; every setting, inherited or not, comes back" {
+	local all before e d
+	cg_mount -o "state=$STATE"
+	all=$(cat "$MNT/cpuset.cpus")
+	mkdir "$MNT/a"				# notify_on_release 0, the root's
+	echo 1 >"$MNT/notify_on_release"
+	mkdir "$MNT/b"				# notify_on_release 1, inherited
+	echo 2048 >"$MNT/b/cpu.shares"
+	echo 0 >"$MNT/a/cpuset.cpus"
+	mkdir "$MNT/a/c"			# cpuset.cpus 0, a's at its mkdir
+	echo "$all" >"$MNT/a/cpuset.cpus"
+	echo 0 >"$MNT/a/cgroup.clone_children"
+	mkdir "$MNT/a/d"			# no CPUs, no memory nodes
+	echo 1 >"$MNT/a/cgroup.clone_children"
+	mkdir "$MNT/a/e"			# what a mkdir gives now
+	echo 50000 >"$MNT/a/e/cpu.cfs_quota_us"
+	echo -1 >"$MNT/a/e/cpu.cfs_quota_us"	# back to the default
+	cg_expect_read "$MNT/a/notify_on_release" 0
+	cg_expect_read "$MNT/b/notify_on_release" 1
+	cg_expect_read "$MNT/a/c/cpuset.cpus" 0
+	cg_expect_read "$MNT/a/d/cpuset.cpus" ""
+	cg_expect_read "$MNT/a/d/cpuset.mems" ""
+	cg_expect_done
+	before=$(settings "$MNT")
+	kill -TERM "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	e=$(group_id e)
+	d=$(group_id d)
+	[ -n "$e" ] && [ -n "$d" ]
+	# e's settings are a mkdir's under a: none is written; d's clone_children,
+	# CPUs and memory nodes are not.
+	run grep -c "^write =[^ ]* $e " "$STATE"
+	assert_output 0
+	run grep -c "^write =[^ ]* $d " "$STATE"
+	assert_output 3
+
+	cg_mount -o "state=$STATE"
+	run settings "$MNT"
+	assert_output "$before"
+	# And after kill -9, from the snapshot the restart wrote.
+	crash
+	cg_mount -o "state=$STATE"
+	run settings "$MNT"
+	assert_output "$before"
+}
+
 @test "release_agent does not run while the state is replayed" {
 	cat >"$CG_TMP/agent" <<EOF
 #!/bin/sh

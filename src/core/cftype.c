@@ -197,6 +197,8 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 			ret = -EINVAL;	/* root may open a 0444 file for writing */
 		}
 	}
+	if (ret == 0 && !(f->cft->flags & CFTYPE_NO_STATE))
+		cgrp->nr_writes++;
 	if (ret == 0) {
 		if (!(f->cft->flags & CFTYPE_NO_STATE) && cg_notify_wanted(core, write)) {
 			/* As written: the handler may have cut copy up. */

@@ -36,15 +36,14 @@ void css_put(struct css *css)
 	g_free(cgrp);
 }
 
-/* Makes a cgroup with its css, not yet visible in the tree: its directory
- * with mode, it and its files owned by cred. */
-static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent, const char *name,
-				    mode_t mode, const struct cg_cred *cred)
+/* A cgroup with its css, neither numbered nor known to the core: its
+ * directory with mode, it and its files owned by cred. */
+static struct cgroup *cgroup_alloc(struct cg_root *root, struct cgroup *parent, const char *name,
+				   mode_t mode, const struct cg_cred *cred)
 {
 	struct cg_core *core = root->core;
 	struct cgroup *cgrp = g_new0(struct cgroup, 1);
 
-	cgrp->id = (core->next_seq++ << CG_ID_ROOT_BITS) | root->index;
 	cgrp->name = g_strdup(name);
 	cgrp->parent = parent;
 	cgrp->root = root;
@@ -70,6 +69,7 @@ static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent,
 		css_get(&parent->self);
 	if (parent && root->face->mkdir)
 		root->face->mkdir(cgrp);
+	cgrp->parent_nr_writes = parent ? parent->nr_writes : 0;
 
 	for (unsigned i = 0; i < core->nr_subsys; i++) {
 		const struct cgroup_subsys *ss = core->subsys[i];
@@ -90,21 +90,27 @@ static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent,
 		if (ss->css_online)
 			ss->css_online(css);
 	}
+	return cgrp;
+}
+
+/* Makes a cgroup with its css, not yet visible in the tree. */
+static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent, const char *name,
+				    mode_t mode, const struct cg_cred *cred)
+{
+	struct cg_core *core = root->core;
+	struct cgroup *cgrp = cgroup_alloc(root, parent, name, mode, cred);
+
+	cgrp->id = (core->next_seq++ << CG_ID_ROOT_BITS) | root->index;
 	g_hash_table_insert(core->cgroups, &cgrp->id, cgrp);
 	root->nr_cgroups++;
 	return cgrp;
 }
 
-/* Drops a cgroup that has no tasks and no children. */
-static void cgroup_destroy(struct cgroup *cgrp)
+/* Lets go of a cgroup's css, and so of the cgroup. */
+static void cgroup_release(struct cgroup *cgrp)
 {
-	struct cg_core *core = cgrp->root->core;
 	struct cgroup *parent = cgrp->parent;
 
-	g_hash_table_remove(core->cgroups, &cgrp->id);
-	if (parent)
-		g_hash_table_remove(parent->children, cgrp->name);
-	cgrp->root->nr_cgroups--;
 	for (unsigned i = 0; i < CG_MAX_SUBSYS; i++) {
 		struct css *css = cgrp->subsys[i];
 
@@ -118,6 +124,28 @@ static void cgroup_destroy(struct cgroup *cgrp)
 	if (parent)
 		css_put(&parent->self);
 	css_put(&cgrp->self);
+}
+
+/* Drops a cgroup that has no tasks and no children. */
+static void cgroup_destroy(struct cgroup *cgrp)
+{
+	g_hash_table_remove(cgrp->root->core->cgroups, &cgrp->id);
+	if (cgrp->parent)
+		g_hash_table_remove(cgrp->parent->children, cgrp->name);
+	cgrp->root->nr_cgroups--;
+	cgroup_release(cgrp);
+}
+
+struct cgroup *cgroup_probe_new(struct cgroup *parent)
+{
+	static const struct cg_cred root_cred = { 0 };
+
+	return cgroup_alloc(parent->root, parent, "", 0755, &root_cred);
+}
+
+void cgroup_probe_free(struct cgroup *probe)
+{
+	cgroup_release(probe);
 }
 
 struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned nr,

@@ -122,6 +122,11 @@ struct cgroup {
 	uid_t creator_uid;
 	gid_t creator_gid;
 	GArray *file_iattrs;		/* files whose attributes changed, or NULL */
+	/* Writes that changed a setting (not CFTYPE_NO_STATE), and its
+	 * parent's count when it was made: a group written to since neither
+	 * has the settings it was made with (the state's snapshot saves only
+	 * what differs from those, src/state/state.c). */
+	uint64_t nr_writes, parent_nr_writes;
 	struct css self;		/* the cgroup's own css, for core files */
 	struct css *subsys[CG_MAX_SUBSYS];
 };
@@ -271,6 +276,14 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out);
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		      const char *buf, size_t len, const struct cg_cred *cred);
+
+/* Called locked: what a group made now under parent would start with (its
+ * flags and every controller's css, as mkdir makes them), for comparing
+ * (the state saves what differs); unnumbered, unknown to the core and to
+ * subscribers. Controllers' css_alloc and css_online touch nothing but
+ * the new css, so making and freeing one changes nothing. */
+struct cgroup *cgroup_probe_new(struct cgroup *parent);
+void cgroup_probe_free(struct cgroup *probe);
 
 /* Called locked: a css's reference counting. */
 void css_get(struct css *css);

@@ -252,13 +252,41 @@ static bool file_is_setting(const struct cgroup *cgrp, const struct cg_file *f)
 	       !(f->cft->flags & CFTYPE_NO_STATE);
 }
 
+/* Called locked: cgrp's setting file i shown into val (emptied first);
+ * false if it is not a setting there. */
+static bool show_setting(struct cgroup *cgrp, unsigned i, GString *val)
+{
+	g_string_truncate(val, 0);
+	return file_is_setting(cgrp, g_ptr_array_index(cgrp->root->files, i)) &&
+	       cgroup_file_show(cgrp, i, val) == 0;
+}
+
+/* What a group made now under parent starts with, by file index (NULL
+ * where no setting): mkdir's defaults and what it inherits from parent
+ * (flags, a clone_children cpuset). */
+static GPtrArray *fresh_settings(struct cgroup *parent, GString *val)
+{
+	struct cgroup *probe = cgroup_probe_new(parent);
+	GPtrArray *vals = g_ptr_array_new_full(parent->root->files->len, g_free);
+
+	for (unsigned i = 0; i < parent->root->files->len; i++)
+		g_ptr_array_add(vals, show_setting(probe, i, val) ? g_strdup(val->str) : NULL);
+	cgroup_probe_free(probe);
+	return vals;
+}
+
 /* A group and its settings, then its children's: a parent's cpuset
- * allows its children's. */
-static void snapshot_group(GString *out, struct cgroup *cgrp, unsigned *nr)
+ * allows its children's. Replay makes each group under its parent as the
+ * snapshot has it, so a child's setting is written only where it differs
+ * from what that mkdir gives (fresh; NULL for a hierarchy's top, whose
+ * settings are all written). val is room to show a value in. */
+static void snapshot_group(GString *out, struct cgroup *cgrp, const GPtrArray *fresh,
+			   GString *val, unsigned *nr)
 {
 	GHashTableIter iter;
 	struct cgroup *child;
-	GString *val = g_string_new(NULL);
+	GPtrArray *vals;
+	bool made;
 
 	if (cgrp->parent) {
 		rec_mkdir(out, cgrp);
@@ -270,22 +298,37 @@ static void snapshot_group(GString *out, struct cgroup *cgrp, unsigned *nr)
 		rec_attr(out, cgrp, CG_DIR);
 		++*nr;
 	}
+	/* Not written to, nor its parent since it was made: it has what a
+	 * mkdir gives now, nothing to show. */
+	made = fresh && !cgrp->nr_writes && cgrp->parent_nr_writes == cgrp->parent->nr_writes;
 	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
 		if (cgroup_iattr_own(cgrp, i)) {
 			rec_attr(out, cgrp, i);
 			++*nr;
 		}
-		if (!file_is_setting(cgrp, g_ptr_array_index(cgrp->root->files, i)))
-			continue;
-		g_string_truncate(val, 0);
-		if (cgroup_file_show(cgrp, i, val) == 0) {
+		if (!made && show_setting(cgrp, i, val) &&
+		    !(fresh && g_strcmp0(val->str, g_ptr_array_index(fresh, i)) == 0)) {
 			rec_write(out, cgrp, i, val->str);
 			++*nr;
 		}
 	}
-	g_string_free(val, TRUE);
+	if (!g_hash_table_size(cgrp->children))
+		return;
+	vals = fresh_settings(cgrp, val);
 	cgroup_for_each_child(child, &iter, cgrp)
-		snapshot_group(out, child, nr);
+		snapshot_group(out, child, vals, val, nr);
+	g_ptr_array_unref(vals);
+}
+
+/* Every hierarchy's groups. */
+static void snapshot_groups(GString *out, struct cg_core *core, unsigned *nr)
+{
+	GString *val = g_string_new(NULL);
+
+	for (guint r = 0; r < core->roots->len; r++)
+		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(core->roots, r))->top,
+			       NULL, val, nr);
+	g_string_free(val, TRUE);
 }
 
 static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
@@ -331,9 +374,7 @@ static GString *serialise(struct cg_state *st, uint64_t gen, unsigned *nr)
 	rec_num(out, gen);
 	rec_str(out, st->boot_id);
 	rec_end(out, start);
-	for (guint r = 0; r < st->core->roots->len; r++)
-		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(st->core->roots, r))->top,
-			       nr);
+	snapshot_groups(out, st->core, nr);
 	snapshot_tasks(out, st->core, nr);
 	return out;
 }
@@ -836,9 +877,9 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	/* Logging starts with the snapshot: no change falls between. */
 	cg_subscribe_locked(core, &st->sub);
 	cg_write_unlock(&core->lock);
-	/* The replay parsed every record before applying them (tens of MiB
-	 * for a long log), all freed now but left resident inside malloc's
-	 * arena: give the whole free pages back. */
+	/* What the replay and the first snapshot freed (the id map, the
+	 * snapshot's text) is left resident inside malloc's arena: give the
+	 * whole free pages back. */
 	malloc_trim(0);
 	return st;
 }
@@ -912,9 +953,7 @@ static GString *snapshot_body(struct cg_core *core)
 	unsigned nr = 0;
 
 	cg_write_lock(&core->lock);
-	for (guint r = 0; r < core->roots->len; r++)
-		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(core->roots, r))->top,
-			       &nr);
+	snapshot_groups(out, core, &nr);
 	snapshot_tasks(out, core, &nr);
 	cg_write_unlock(&core->lock);
 	return out;

@@ -9,7 +9,13 @@
  * '='-prefixed %-escaped strings, and " #" with the g_str_hash of what
  * precedes it, in hex. Each file starts with a header line carrying the
  * generation; the snapshot's also carries the boot id, without which
- * pidfs inodes (task identities) mean nothing. Version 3 (two logs: the
+ * pidfs inodes (task identities) mean nothing. A snapshot names every
+ * group, parents first, but writes a group's setting only where it
+ * differs from what a mkdir under its parent (its values as the snapshot
+ * has them) gives, inherited values included: replay makes the group the
+ * same way and writes only what differs, as it always did (so a snapshot
+ * that has every setting, as earlier ones of version 3 do, replays the
+ * same, and this is no new version). Version 3 (two logs: the
  * snapshot, then the log of its generation, then the one of the next)
  * has the records of version 2; versions 1 and 2 (one log, of the
  * snapshot's generation) are still replayed. */

@@ -731,6 +731,276 @@ static void test_version1(void)
 	st_teardown(&s);
 }
 
+/* A clean stop: the whole state as one snapshot, the logs emptied. */
+static void st_stop(struct st_env *s)
+{
+	g_assert_cmpint(state_snapshot(s->st), ==, 0);
+	state_free(s->st);
+	s->st = NULL;
+}
+
+/* Every setting (a writable file the state keeps) of cgrp and below, as
+ * "path file=value" lines. Called locked. */
+static void dump_group(struct cgroup *cgrp, GPtrArray *lines)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+	char *path = cgroup_path(cgrp);
+	GString *val = g_string_new(NULL);
+
+	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
+		const struct cg_file *f = g_ptr_array_index(cgrp->root->files, i);
+
+		if (!cgroup_has_file(cgrp, f) || !cftype_writable(f->cft) ||
+		    (f->cft->flags & CFTYPE_NO_STATE))
+			continue;
+		g_string_truncate(val, 0);
+		g_assert_cmpint(cgroup_file_show(cgrp, i, val), ==, 0);
+		g_ptr_array_add(lines, g_strdup_printf("%s %s=%s", path, f->name, val->str));
+	}
+	g_string_free(val, TRUE);
+	g_free(path);
+	cgroup_for_each_child(child, &iter, cgrp)
+		dump_group(child, lines);
+}
+
+static gint cmp_str(gconstpointer a, gconstpointer b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Every setting of every group, sorted, in one text. */
+static char *settings_dump(struct st_env *s)
+{
+	GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+	char *text;
+
+	cg_write_lock(&s->e.core->lock);
+	dump_group(s->e.root[0]->top, lines);
+	cg_write_unlock(&s->e.core->lock);
+	g_ptr_array_sort(lines, cmp_str);
+	g_ptr_array_add(lines, NULL);
+	text = g_strjoinv("", (char **)lines->pdata);
+	g_ptr_array_unref(lines);
+	return text;
+}
+
+/* How many lines of the snapshot start with prefix. */
+static unsigned snapshot_lines(struct st_env *s, const char *prefix)
+{
+	char *data = NULL, **lines;
+	unsigned n = 0;
+
+	g_assert_true(g_file_get_contents(s->path, &data, NULL, NULL));
+	lines = g_strsplit(data, "\n", -1);
+	for (char **l = lines; *l; l++)
+		n += g_str_has_prefix(*l, prefix);
+	g_strfreev(lines);
+	g_free(data);
+	return n;
+}
+
+/* A snapshot's write records of group id, which mkdir numbered. */
+static unsigned writes_of(struct st_env *s, uint64_t id)
+{
+	char *prefix = g_strdup_printf("write =cpuset,cpu,cpuacct %" G_GUINT64_FORMAT " ", id);
+	unsigned n = snapshot_lines(s, prefix);
+
+	g_free(prefix);
+	return n;
+}
+
+/* Values a group inherits at mkdir (notify_on_release, clone_children,
+ * and with it its parent's cpuset) and values written, with parents
+ * changed after their children were made: a snapshot keeps only what
+ * differs from what mkdir under the parent's final values gives, and the
+ * tree comes back the same after kill -9 (the log), a clean stop (the
+ * snapshot), and again. */
+static void test_inherited(void)
+{
+	struct st_env s;
+	uint64_t a, b, c, d, e, f;
+	char *before, *after;
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");		/* notify 0, cpus 0-3 */
+	wr_ok(&s.e, s.e.top[0], "notify_on_release", "1");
+	b = mkdir_ok(&s.e, s.e.top[0], "b");		/* notify 1, inherited */
+	wr_ok(&s.e, b, "notify_on_release", "0");
+	wr_ok(&s.e, b, "notify_on_release", "1");	/* written, as inherited */
+	wr_ok(&s.e, b, "cpu.shares", "2048");
+	wr_ok(&s.e, a, "cpuset.cpus", "1");
+	c = mkdir_ok(&s.e, a, "c");			/* cpus 1, a's then */
+	wr_ok(&s.e, a, "cpuset.cpus", "1-2");
+	wr_ok(&s.e, a, "cgroup.clone_children", "0");
+	d = mkdir_ok(&s.e, a, "d");			/* clone 0, no cpus */
+	wr_ok(&s.e, a, "cgroup.clone_children", "1");
+	e = mkdir_ok(&s.e, a, "e");			/* a's final values */
+	wr_ok(&s.e, e, "cpu.shares", "1024");		/* the default, written */
+	f = mkdir_ok(&s.e, a, "f");			/* nothing written */
+	before = settings_dump(&s);
+
+	st_crash(&s);
+	st_restart(&s, BOOT);
+	after = settings_dump(&s);
+	g_assert_cmpstr(after, ==, before);
+	g_free(after);
+	st_stop(&s);
+	/* The snapshot of the restarted daemon: its ids are those of the
+	 * groups it made, in the order of the log's records. */
+	st_restart(&s, BOOT);
+	after = settings_dump(&s);
+	g_assert_cmpstr(after, ==, before);
+	g_free(after);
+	a = group(&s, "/a");
+	b = group(&s, "/b");
+	c = group(&s, "/a/c");
+	d = group(&s, "/a/d");
+	e = group(&s, "/a/e");
+	f = group(&s, "/a/f");
+	assert_content(&s.e, a, "notify_on_release", "0\n");
+	assert_content(&s.e, b, "notify_on_release", "1\n");
+	assert_content(&s.e, b, "cpu.shares", "2048\n");
+	assert_content(&s.e, c, "cpuset.cpus", "1\n");
+	assert_content(&s.e, d, "cpuset.cpus", "\n");
+	assert_content(&s.e, d, "cgroup.clone_children", "0\n");
+	assert_content(&s.e, d, "cpuset.mems", "\n");
+	assert_content(&s.e, e, "cpuset.cpus", "1-2\n");
+	assert_content(&s.e, e, "cgroup.clone_children", "1\n");
+
+	/* Its own snapshot, after a clean stop: only what differs. */
+	st_stop(&s);
+	EXPECT_INT(writes_of(&s, a), 2, "%s", "writes of a (notify, cpus)");
+	EXPECT_INT(writes_of(&s, b), 1, "%s", "writes of b (shares)");
+	EXPECT_INT(writes_of(&s, c), 1, "%s", "writes of c (cpus)");
+	EXPECT_INT(writes_of(&s, d), 3, "%s", "writes of d (clone, cpus, mems)");
+	EXPECT_INT(writes_of(&s, e), 0, "%s", "writes of e");
+	EXPECT_INT(writes_of(&s, f), 0, "%s", "writes of f");
+	EXPECT_INT(snapshot_lines(&s, "mkdir "), 6, "%s", "mkdir records");
+	st_restart(&s, BOOT);
+	after = settings_dump(&s);
+	g_assert_cmpstr(after, ==, before);
+	g_free(after);
+	g_free(before);
+	st_teardown(&s);
+}
+
+/* Thousands of groups: records that cross the reader's chunks come back
+ * whole; a line longer than a chunk, garbled, stops the replay there. */
+static void test_many(void)
+{
+	struct st_env s;
+	struct state_load load;
+	char *before, *after, *big;
+	GString *rec = g_string_new(NULL);
+	uint64_t top;
+
+	st_setup(&s);
+	top = mkdir_ok(&s.e, s.e.top[0], "top");
+	for (unsigned i = 0; i < 3000; i++) {
+		char name[32];
+		uint64_t g;
+
+		g_snprintf(name, sizeof(name), "group %u with a longer name", i);
+		g = mkdir_ok(&s.e, top, name);
+		if (i % 3 == 0)
+			wr_ok(&s.e, g, "cpu.shares", i % 2 ? "512" : "4096");
+	}
+	before = settings_dump(&s);
+	st_stop(&s);
+	g_assert_cmpuint(snapshot_lines(&s, "mkdir "), ==, 3001);
+	st_restart(&s, BOOT);
+	after = settings_dump(&s);
+	g_assert_cmpstr(after, ==, before);
+	g_free(after);
+
+	big = g_strnfill(200 << 10, 'x');
+	st_crash(&s);
+	append_text(s.log_path, big);
+	append_text(s.log_path, "\n");
+	add_line(rec, "mkdir =cpuset,cpu,cpuacct 99999 0 =after 493 0 0");
+	append_text(s.log_path, rec->str);
+	st_new_core(&s);
+	g_test_expect_message(G_LOG_DOMAIN, G_LOG_LEVEL_WARNING, "*garbled record*");
+	g_assert_cmpint(state_replay(s.e.core, s.path, BOOT, &load), ==, 0);
+	g_test_assert_expected_messages();
+	EXPECT_INT(load.torn, 1, "%s", "torn records");
+	EXPECT_INT(load.refused, 0, "%s", "refused records");
+	g_assert_cmpuint(group(&s, "/after"), ==, 0);
+	after = settings_dump(&s);
+	g_assert_cmpstr(after, ==, before);
+	g_free(after);
+	g_string_free(rec, TRUE);
+	g_free(big);
+	g_free(before);
+	st_teardown(&s);
+}
+
+/* A version-3 snapshot of the previous release, which wrote every
+ * setting, defaults too, is replayed, its log after it; the snapshot
+ * written then has only what differs. */
+static void test_version3_full(void)
+{
+	static const char *const defaults[] = {
+		"cpu.idle =0", "cpu.cfs_period_us =100000", "cpu.cfs_quota_us =-1",
+		"cpu.cfs_burst_us =0", "cpu.rt_period_us =1000000", "cpuset.mems =0",
+	};
+	struct st_env s;
+	GString *snap = g_string_new(NULL), *log = g_string_new(NULL);
+	uint64_t a, b;
+
+	st_setup(&s);
+	st_crash(&s);
+	add_line(snap, "cgfused-state 3 7 =" BOOT);
+	add_line(snap, "write =cpuset,cpu,cpuacct 0 =cgroup.clone_children =1%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 0 =notify_on_release =0%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 0 =release_agent =/bin/agent%0A");
+	add_line(snap, "mkdir =cpuset,cpu,cpuacct 32 0 =a 493 0 0");
+	add_line(snap, "write =cpuset,cpu,cpuacct 32 =cgroup.clone_children =1%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 32 =notify_on_release =1%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 32 =cpu.shares =512%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 32 =cpuset.cpus =1-2%0A");
+	add_line(snap, "mkdir =cpuset,cpu,cpuacct 48 32 =b 493 0 0");
+	add_line(snap, "write =cpuset,cpu,cpuacct 48 =cgroup.clone_children =0%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 48 =notify_on_release =1%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 48 =cpu.shares =1024%0A");
+	add_line(snap, "write =cpuset,cpu,cpuacct 48 =cpuset.cpus =2%0A");
+	for (guint i = 0; i < G_N_ELEMENTS(defaults); i++) {
+		char *line = g_strdup_printf("write =cpuset,cpu,cpuacct 32 =%s%%0A", defaults[i]);
+
+		add_line(snap, line);
+		line[strlen("write =cpuset,cpu,cpuacct ")] = '4';
+		line[strlen("write =cpuset,cpu,cpuacct 4")] = '8';
+		add_line(snap, line);
+		g_free(line);
+	}
+	add_line(log, "cgfused-log 3 7");
+	add_line(log, "write =cpuset,cpu,cpuacct 48 =cpu.shares =300");
+	g_assert_true(g_file_set_contents(s.path, snap->str, -1, NULL));
+	g_assert_true(g_file_set_contents(s.log_path, log->str, -1, NULL));
+
+	st_restart(&s, BOOT);
+	a = group(&s, "/a");
+	b = group(&s, "/a/b");
+	g_assert_cmpuint(b, !=, 0);
+	assert_content(&s.e, s.e.top[0], "release_agent", "/bin/agent\n");
+	assert_content(&s.e, a, "notify_on_release", "1\n");
+	assert_content(&s.e, a, "cpu.shares", "512\n");
+	assert_content(&s.e, a, "cpuset.cpus", "1-2\n");
+	assert_content(&s.e, b, "cgroup.clone_children", "0\n");
+	assert_content(&s.e, b, "notify_on_release", "1\n");
+	assert_content(&s.e, b, "cpu.shares", "300\n");
+	assert_content(&s.e, b, "cpuset.cpus", "2\n");
+	assert_content(&s.e, b, "cpu.cfs_quota_us", "-1\n");
+	/* a: notify, shares, cpus; b: clone, shares, cpus (its notify is a's). */
+	EXPECT_INT(writes_of(&s, a), 3, "%s", "writes of a");
+	EXPECT_INT(writes_of(&s, b), 3, "%s", "writes of b");
+	EXPECT_INT(snapshot_lines(&s, "cgfused-state 3 8 "), 1, "%s", "the new snapshot's header");
+	g_string_free(log, TRUE);
+	g_string_free(snap, TRUE);
+	st_teardown(&s);
+}
+
 /* Only one daemon uses a state file. */
 static void test_lock(void)
 {
@@ -778,6 +1048,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/what-is-logged", test_what_is_logged);
 	g_test_add_func("/state/foreign", test_foreign);
 	g_test_add_func("/state/version1", test_version1);
+	g_test_add_func("/state/inherited", test_inherited);
+	g_test_add_func("/state/version3-full", test_version3_full);
+	g_test_add_func("/state/many", test_many);
 	g_test_add_func("/state/lock", test_lock);
 	g_test_add_func("/state/default-path", test_default_path);
 	return g_test_run();
