@@ -434,6 +434,7 @@ int main(int argc, char *argv[])
 	if (state)
 		state_sync_start(state);
 	loop = run_session(se, &opts);
+	conf_daemon_stop(config);	/* no reload, no rule moves a process */
 	alloc_thread_stop(alloc_thread);
 	task_watch_stop(watch);
 	/* libfuse returns the signal that ended the loop: a requested stop. */
@@ -447,7 +448,7 @@ int main(int argc, char *argv[])
 out_signals:
 	fuse_remove_signal_handlers(se);
 out:
-	conf_daemon_free(config);	/* no reload from here on */
+	conf_daemon_free(config);
 	if (state)
 		state_free(state);
 	if (se)

@@ -87,6 +87,8 @@ struct cgrules_engine *cgrules_engine_new(struct cg_core *core, struct cgrules *
 void cgrules_engine_start(struct cgrules_engine *e);
 /* The rules from now on (the old ones are freed; NULL: none). */
 void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules);
+/* Stops listening and the thread (after the exec it is placing). */
+void cgrules_engine_stop(struct cgrules_engine *e);
 void cgrules_engine_free(struct cgrules_engine *e);
 
 #endif

@@ -16,8 +16,9 @@
 /* Execs waiting for the thread: beyond this many (a fork bomb of execs),
  * the rest are not placed, and that is said. */
 #define PENDING_MAX 65536
-/* The environment read for the sticky mark: the kernel's ARG_MAX-like
- * bound of 32 pages of strings is far below this. */
+/* The environment read for the sticky mark: argv and the environment
+ * together take at most a quarter of the stack limit (2 MiB by default);
+ * past this, a process's environment is not read further. */
 #define ENVIRON_MAX (4u << 20)
 #define STICKY "CGFUSED_STICKY=1"
 
@@ -64,8 +65,9 @@ static void on_exec(void *data, pid_t tgid)
 	g_mutex_unlock(&e->lock);
 }
 
-/* What the rules need of a process, read through its /proc directory
- * (so all of one process, or nothing if its id was reused meanwhile). */
+/* What the rules need of a process, read through one descriptor of its
+ * /proc directory, so all of one process (its id may have been reused
+ * since the exec, as for any tool that names a process by its id). */
 struct proc_info {
 	struct cgrules_proc p;
 	char comm[64], exe[4096];
@@ -253,20 +255,26 @@ void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
 	cgrules_free(old);
 }
 
+void cgrules_engine_stop(struct cgrules_engine *e)
+{
+	if (!e || !e->thread)
+		return;
+	cg_write_lock(&e->core->lock);
+	task_exec_set_hook(NULL, NULL);
+	cg_write_unlock(&e->core->lock);
+	g_mutex_lock(&e->lock);
+	e->stop = true;
+	g_cond_signal(&e->wake);
+	g_mutex_unlock(&e->lock);
+	g_thread_join(e->thread);
+	e->thread = NULL;
+}
+
 void cgrules_engine_free(struct cgrules_engine *e)
 {
 	if (!e)
 		return;
-	if (e->thread) {
-		cg_write_lock(&e->core->lock);
-		task_exec_set_hook(NULL, NULL);
-		cg_write_unlock(&e->core->lock);
-		g_mutex_lock(&e->lock);
-		e->stop = true;
-		g_cond_signal(&e->wake);
-		g_mutex_unlock(&e->lock);
-		g_thread_join(e->thread);
-	}
+	cgrules_engine_stop(e);
 	cgrules_free(e->rules);
 	g_array_unref(e->pending);
 	g_cond_clear(&e->wake);

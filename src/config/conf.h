@@ -101,6 +101,9 @@ struct conf_daemon *conf_daemon_new(struct cg_core *core, const char *opt, const
 void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *data);
 /* Reloads now, as a SIGHUP does (for tests and the thread). */
 void conf_daemon_reload(struct conf_daemon *cd);
+/* Stops both threads: no reload and no process placed from here on (the
+ * daemon is stopping). conf_daemon_free() does it too. */
+void conf_daemon_stop(struct conf_daemon *cd);
 void conf_daemon_free(struct conf_daemon *cd);
 
 #endif

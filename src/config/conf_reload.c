@@ -184,7 +184,7 @@ void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *da
 	sigaction(SIGHUP, &sa, &cd->old);
 }
 
-void conf_daemon_free(struct conf_daemon *cd)
+void conf_daemon_stop(struct conf_daemon *cd)
 {
 	if (!cd)
 		return;
@@ -198,7 +198,16 @@ void conf_daemon_free(struct conf_daemon *cd)
 		pthread_join(cd->thread, NULL);
 		close(cd->pipe[0]);
 		close(cd->pipe[1]);
+		cd->started = false;
 	}
+	cgrules_engine_stop(cd->rules);
+}
+
+void conf_daemon_free(struct conf_daemon *cd)
+{
+	if (!cd)
+		return;
+	conf_daemon_stop(cd);
 	cgrules_engine_free(cd->rules);
 	conf_free(cd->cur);
 	g_free(cd->path);
