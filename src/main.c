@@ -24,6 +24,7 @@
 #include "malloc_setup.h"
 #include "fs/mountpoint.h"
 #include "state/state.h"
+#include "config/cgrules.h"
 #include "config/conf.h"
 #include "alloc/alloc.h"
 #include "alloc/alloc_thread.h"
@@ -42,6 +43,7 @@ struct cgfused_config {
 	int extra_args;		/* non-option arguments past those two */
 	char *state;		/* state file, "none", or NULL for the default */
 	char *config;		/* config file, "none", or NULL for the default */
+	char *rules;		/* rules file, "none", or NULL for the default */
 	unsigned max_depth, max_descendants;	/* for every group (core->max_*) */
 	int help;
 };
@@ -54,6 +56,7 @@ static const struct fuse_opt cgfused_opts[] = {
 	{ "state=%s", offsetof(struct cgfused_config, state), 0 },
 	{ "--state=%s", offsetof(struct cgfused_config, state), 0 },
 	{ "config=%s", offsetof(struct cgfused_config, config), 0 },
+	{ "rules=%s", offsetof(struct cgfused_config, rules), 0 },
 	{ "max_depth=%u", offsetof(struct cgfused_config, max_depth), 0 },
 	{ "max_descendants=%u", offsetof(struct cgfused_config, max_descendants), 0 },
 	FUSE_OPT_END
@@ -132,11 +135,13 @@ static void usage(const char *prog)
 	       "                           none: keep nothing)\n"
 	       "    -o config=FILE         groups to make, see cgfused(8) (default %s;\n"
 	       "                           none: no file)\n"
+	       "    -o rules=FILE          where to place processes when they exec, see\n"
+	       "                           cgfused.rules(5) (default %s; none: no rules)\n"
 	       "    -o max_depth=N         no group deeper than N below a hierarchy's root\n"
 	       "                           (default %u; mkdir past it: EAGAIN)\n"
 	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
-	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CONF_DEFAULT_PATH, CG_MAX_DEPTH_DEFAULT,
-	       CG_MAX_DESCENDANTS_DEFAULT);
+	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CONF_DEFAULT_PATH, CGRULES_DEFAULT_PATH,
+	       CG_MAX_DEPTH_DEFAULT, CG_MAX_DESCENDANTS_DEFAULT);
 }
 
 /* "cpu,cpuacct:cpuset" -> one bit mask of controllers per hierarchy. */
@@ -405,7 +410,7 @@ int main(int argc, char *argv[])
 	    !(state = open_state(core, alloc, conf.state, opts.mountpoint, &state_path)))
 		goto out;
 	/* After the state: it wins for the groups it has. */
-	if (!(config = conf_daemon_new(core, conf.config, &err))) {
+	if (!(config = conf_daemon_new(core, conf.config, conf.rules, &err))) {
 		fprintf(stderr, "cgfused: %s\n", err->message);
 		g_error_free(err);
 		goto out;
@@ -429,6 +434,7 @@ int main(int argc, char *argv[])
 	if (state)
 		state_sync_start(state);
 	loop = run_session(se, &opts);
+	conf_daemon_stop(config);	/* no reload, no rule moves a process */
 	alloc_thread_stop(alloc_thread);
 	task_watch_stop(watch);
 	/* libfuse returns the signal that ended the loop: a requested stop. */
@@ -442,7 +448,7 @@ int main(int argc, char *argv[])
 out_signals:
 	fuse_remove_signal_handlers(se);
 out:
-	conf_daemon_free(config);	/* no reload from here on */
+	conf_daemon_free(config);
 	if (state)
 		state_free(state);
 	if (se)
@@ -465,6 +471,7 @@ out:
 	g_free(state_path);
 	free(conf.state);
 	free(conf.config);
+	free(conf.rules);
 	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -3,7 +3,7 @@
 # The cpuset controller: cpuset.cpus and cpuset.mems (list syntax,
 # normalised output, subset of the parent, absent CPUs, busy groups),
 # effective_cpus/effective_mems, clone_children, and attaching to an empty
-# cpuset. Expectations: docs/kernel-oracle.md §4 (a machine with CPUs 0-1
+# cpuset, and the flag files (cpu_exclusive ... sched_relax_domain_level). Expectations: docs/kernel-oracle.md §4 (a machine with CPUs 0-1
 # and memory node 0).
 
 load helpers
@@ -323,5 +323,157 @@ mount_noclone() {
 	echo 0 >p/cpuset.mems
 	cg_expect p/kid/cpuset.mems '' '0' ok 0
 	cg_expect p/cpuset.mems '' '\n' "$E_BUSY" 0
+	cg_expect_done
+}
+
+# ---- the flag files ----------------------------------------------------------------
+# docs/kernel-oracle.md §4, "The flag files": measured in a group of our own
+# in /sys/fs/cgroup/cpuset on 6.18.
+
+FLAGS='cpu_exclusive mem_exclusive mem_hardwall memory_migrate memory_spread_page memory_spread_slab sched_load_balance'
+
+@test "the flag files: the kernel's defaults and modes, in the root and in a new group" {
+	mount_default
+	mkdir g
+	local f
+	for f in cpu_exclusive:1 mem_exclusive:1 mem_hardwall:0 memory_migrate:0 \
+		memory_pressure:0 memory_pressure_enabled:0 memory_spread_page:0 \
+		memory_spread_slab:0 sched_load_balance:1 sched_relax_domain_level:-1; do
+		cg_expect_read "cpuset.${f%:*}" "${f#*:}"
+	done
+	for f in cpu_exclusive:0 mem_exclusive:0 mem_hardwall:0 memory_migrate:0 \
+		memory_pressure:0 memory_spread_page:0 memory_spread_slab:0 \
+		sched_load_balance:1 sched_relax_domain_level:-1; do
+		cg_expect_read "g/cpuset.${f%:*}" "${f#*:}"
+	done
+	cg_expect_done
+	# memory_pressure_enabled is the root's only; memory_pressure is read-only.
+	[ -e cpuset.memory_pressure_enabled ]
+	[ ! -e g/cpuset.memory_pressure_enabled ]
+	run stat -c '%a %n' g/cpuset.memory_pressure g/cpuset.cpu_exclusive \
+		g/cpuset.sched_relax_domain_level cpuset.memory_pressure_enabled
+	assert_output "444 g/cpuset.memory_pressure
+644 g/cpuset.cpu_exclusive
+644 g/cpuset.sched_relax_domain_level
+644 cpuset.memory_pressure_enabled"
+}
+
+@test "a flag takes what the kernel's int takes: 2 sets it, 2^32 clears it, -1 and blanks are EINVAL" {
+	mount_noclone
+	mkdir g
+	local f
+	for f in $FLAGS; do
+		f=g/cpuset.$f
+		cg_expect $f 0 1 ok 1
+		cg_expect $f 1 0 ok 0
+		cg_expect $f 0 2 ok 1
+		cg_expect $f 0 0x10 ok 1
+		cg_expect $f 1 4294967296 ok 0
+		cg_expect $f 0 4294967297 ok 1
+		cg_expect $f 0 18446744073709551615 ok 1
+		cg_expect $f 0 18446744073709551616 "$E_RANGE" 0
+		cg_expect $f 1 -1 "$E_INVAL" 1
+		cg_expect $f 1 ' 0' "$E_INVAL" 1
+		cg_expect $f 1 '0 ' "$E_INVAL" 1
+	done
+	# The root's memory_pressure_enabled is !!val.
+	cg_expect cpuset.memory_pressure_enabled 0 4294967296 ok 1
+	cg_expect cpuset.memory_pressure_enabled 1 0 ok 0
+	cg_expect g/cpuset.memory_pressure '' 0 "$E_INVAL" 0
+	cg_expect_done
+}
+
+@test "sched_relax_domain_level takes -1 to 2 (this machine's domains), EINVAL past them" {
+	mount_noclone
+	mkdir g
+	local f=g/cpuset.sched_relax_domain_level v
+	for v in -1 0 1 2; do
+		cg_expect $f 0 "$v" ok "$v"
+	done
+	for v in -2 3 8 4294967296 -4294967296; do
+		cg_expect $f 1 "$v" "$E_INVAL" 1
+	done
+	cg_expect $f 1 9223372036854775808 "$E_RANGE" 1
+	cg_expect cpuset.sched_relax_domain_level -1 2 ok 2
+	cg_expect_done
+}
+
+@test "exclusive flags: only under an exclusive parent (EACCES), kept by a parent with an exclusive child (EBUSY)" {
+	mount_noclone
+	mkdir p p/a
+	echo 0-1 >p/cpuset.cpus
+	echo 0 >p/cpuset.mems
+	echo 0 >p/a/cpuset.cpus
+	echo 0 >p/a/cpuset.mems
+	cg_expect p/a/cpuset.cpu_exclusive '' 1 "$E_ACCES" 0
+	cg_expect p/a/cpuset.mem_exclusive '' 1 "$E_ACCES" 0
+	cg_expect p/cpuset.cpu_exclusive '' 1 ok 1
+	cg_expect p/cpuset.mem_exclusive '' 1 ok 1
+	cg_expect p/a/cpuset.cpu_exclusive '' 1 ok 1
+	cg_expect p/a/cpuset.mem_exclusive '' 1 ok 1
+	cg_expect p/cpuset.cpu_exclusive '' 0 "$E_BUSY" 1
+	cg_expect p/cpuset.mem_exclusive '' 0 "$E_BUSY" 1
+	cg_expect_done
+	# The mount's root is exclusive and may stop being so once no child is.
+	echo 0 >p/a/cpuset.cpu_exclusive
+	echo 0 >p/cpuset.cpu_exclusive
+	cg_expect cpuset.cpu_exclusive '' 0 ok 0
+	cg_expect p/cpuset.cpu_exclusive '' 1 "$E_ACCES" 0
+	cg_expect_done
+}
+
+@test "exclusive siblings may not overlap: EINVAL on the flag or on the cpus and mems that would" {
+	mount_noclone
+	mkdir a b
+	echo 0 >a/cpuset.cpus
+	echo 0 >a/cpuset.mems
+	echo 1 >a/cpuset.cpu_exclusive
+	cg_expect b/cpuset.cpus '' 0 "$E_INVAL" ''
+	cg_expect b/cpuset.cpus '' 1 ok 1
+	cg_expect b/cpuset.cpu_exclusive '' 1 ok 1
+	cg_expect b/cpuset.cpus '' 0-1 "$E_INVAL" 1
+	cg_expect a/cpuset.cpus '' 0-1 "$E_INVAL" 0
+	cg_expect a/cpuset.cpu_exclusive '' 0 ok 0
+	# b is exclusive: a may still not take its CPU.
+	cg_expect a/cpuset.cpus '' 0-1 "$E_INVAL" 0
+	# Memory nodes: mem_exclusive on either side.
+	cg_expect b/cpuset.mems '' 0 ok 0
+	cg_expect a/cpuset.mem_exclusive '' 1 "$E_INVAL" 0
+	cg_expect b/cpuset.mem_exclusive '' 1 "$E_INVAL" 0
+	cg_expect b/cpuset.mems '' '\n' ok ''
+	cg_expect a/cpuset.mem_exclusive '' 1 ok 1
+	cg_expect b/cpuset.mems '' 0 "$E_INVAL" ''
+	# The other flags have no sibling rule.
+	cg_expect b/cpuset.mem_hardwall '' 1 ok 1
+	cg_expect_done
+}
+
+@test "at mkdir: spread flags come from the parent, the rest are the defaults; no clone beside an exclusive sibling" {
+	mount_default
+	mkdir p
+	echo 1 >p/cpuset.memory_spread_page
+	echo 1 >p/cpuset.memory_spread_slab
+	echo 1 >p/cpuset.memory_migrate
+	echo 1 >p/cpuset.mem_hardwall
+	echo 0 >p/cpuset.sched_load_balance
+	echo 1 >p/cpuset.sched_relax_domain_level
+	mkdir p/c
+	local f
+	for f in memory_spread_page:1 memory_spread_slab:1 memory_migrate:0 mem_hardwall:0 \
+		sched_load_balance:1 sched_relax_domain_level:-1 cpus:0-1 mems:0; do
+		cg_expect_read "p/c/cpuset.${f%:*}" "${f#*:}"
+	done
+	cg_expect_done
+	# clone_children copies nothing once a sibling is exclusive.
+	echo 1 >p/cpuset.cpu_exclusive
+	echo 0 >p/c/cpuset.cpus
+	echo 1 >p/c/cpuset.cpu_exclusive
+	mkdir p/d
+	cg_expect_read p/d/cpuset.cpus ''
+	cg_expect_read p/d/cpuset.mems ''
+	cg_expect_done
+	echo 0 >p/c/cpuset.cpu_exclusive
+	mkdir p/e
+	cg_expect_read p/e/cpuset.cpus 0-1
 	cg_expect_done
 }

@@ -63,12 +63,14 @@ cg_mount() {
 # (shown when a test fails); fd 3 (bats' own) is closed, or bats would wait
 # for the daemon. Its state goes to $CG_TMP/<DIR's name>.state (not to the
 # machine's /var/lib/cgfused) unless the options name one; it reads no
-# config (not the machine's /etc/cgfused.conf) unless they name one.
+# config or rules (not the machine's /etc/cgfused.conf or .rules) unless
+# they name them.
 cg_mount_at() {
 	local mnt=$1 state=()
 	shift
 	[[ " $* " == *state=* ]] || state=(-o "state=$CG_TMP/${mnt##*/}.state")
 	[[ " $* " == *config=* ]] || state+=(-o config=none)	# not the machine's
+	[[ " $* " == *rules=* ]] || state+=(-o rules=none)	# nor its rules
 	"$CGFUSED" -f "${state[@]}" "$@" "$mnt" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
 	CG_PID=$!
 	CG_DAEMONS+=("$CG_PID")

@@ -55,7 +55,7 @@ compare() {
 	compare "$TABLE" "$CG_TMP/got" 'cpuacct\..*'
 }
 
-@test "hostile writes to cpuset.cpus and cpuset.mems: as the kernel" {
+@test "hostile writes to cpuset.cpus, mems and the flag files: as the kernel" {
 	probe
 	compare "$TABLE" "$CG_TMP/got" 'cpuset\..*'
 }

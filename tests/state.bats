@@ -593,6 +593,50 @@ small_fs() {
 	cg_expect_done
 }
 
+@test "the cpuset flags come back after kill -9 and after a clean stop, exclusive siblings included" {
+	cg_mount -o "state=$STATE"
+	# New groups start with their parent's sets (clone_children): b
+	# leaves a's CPU and node before a becomes exclusive.
+	mkdir "$MNT/a" "$MNT/b"
+	echo '' >"$MNT/b/cpuset.mems"
+	echo 1 >"$MNT/b/cpuset.cpus"
+	echo 0 >"$MNT/a/cpuset.cpus"
+	echo 1 >"$MNT/a/cpuset.cpu_exclusive"
+	echo 1 >"$MNT/a/cpuset.mem_exclusive"
+	mkdir "$MNT/a/sub"
+	echo 1 >"$MNT/a/sub/cpuset.cpu_exclusive"
+	echo 1 >"$MNT/b/cpuset.cpu_exclusive"
+	echo 0 >"$MNT/b/cpuset.sched_load_balance"
+	echo 2 >"$MNT/b/cpuset.sched_relax_domain_level"
+	echo 1 >"$MNT/b/cpuset.memory_spread_page"
+	echo 1 >"$MNT/b/cpuset.memory_migrate"
+	echo 1 >"$MNT/cpuset.memory_pressure_enabled"
+	local round
+	for round in crash stop; do
+		if [ $round = crash ]; then
+			crash
+		else
+			kill -TERM "$CG_PID"
+			cg_wait_gone "$CG_PID"
+		fi
+		cg_mount -o "state=$STATE"
+		cg_expect_read "$MNT/a/cpuset.cpu_exclusive" 1
+		cg_expect_read "$MNT/a/cpuset.mem_exclusive" 1
+		cg_expect_read "$MNT/a/sub/cpuset.cpu_exclusive" 1
+		cg_expect_read "$MNT/a/sub/cpuset.cpus" 0
+		cg_expect_read "$MNT/b/cpuset.cpus" 1
+		cg_expect_read "$MNT/b/cpuset.mems" ''
+		cg_expect_read "$MNT/b/cpuset.cpu_exclusive" 1
+		cg_expect_read "$MNT/b/cpuset.sched_load_balance" 0
+		cg_expect_read "$MNT/b/cpuset.sched_relax_domain_level" 2
+		cg_expect_read "$MNT/b/cpuset.memory_spread_page" 1
+		cg_expect_read "$MNT/b/cpuset.memory_migrate" 1
+		cg_expect_read "$MNT/b/cpuset.mem_hardwall" 0
+		cg_expect_read "$MNT/cpuset.memory_pressure_enabled" 1
+		cg_expect_done
+	done
+}
+
 # generation FILE: the generation in FILE's header.
 generation() {
 	sed -n '1s/^cgfused-state [0-9]* \([0-9]*\) .*/\1/p' "$1"

@@ -343,12 +343,11 @@ static int open_checked(int dfd, const char *name, const char **why)
 
 /* A config may set a release_agent, which runs as root: whoever could
  * write it (or its directory) could run anything as root. */
-struct conf *conf_load(const char *path, GError **err)
+char *conf_read_checked(const char *path, const char *kind, gsize *len, GError **err)
 {
 	char *dir = g_path_get_dirname(path), *name = g_path_get_basename(path), *text = NULL;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = -1, e = 0;
 	const char *why = NULL, *what = path;
-	struct conf *conf = NULL;
 	struct stat st;
 	ssize_t n = 0;
 
@@ -365,22 +364,33 @@ struct conf *conf_load(const char *path, GError **err)
 		if (n < 0)
 			e = errno;
 		else
-			text[n] = '\0';	/* line_map splits it as a string */
+			text[n] = '\0';	/* parsers split it as a string */
 	}
 	if (why)
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_PERM,
-			    "config %s refused: %s", what, why);
+			    "%s %s refused: %s", kind, what, why);
 	else if (e)
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
-			    "cannot read config %s: %s", what, g_strerror(e));
-	else
-		conf = conf_parse(path, text, (gsize)n, err);
+			    "cannot read %s %s: %s", kind, what, g_strerror(e));
 	if (fd >= 0)
 		close(fd);
 	if (dfd >= 0)
 		close(dfd);
-	g_free(text);
 	g_free(name);
 	g_free(dir);
+	if (why || e)
+		g_clear_pointer(&text, g_free);
+	else
+		*len = (gsize)n;
+	return text;
+}
+
+struct conf *conf_load(const char *path, GError **err)
+{
+	gsize len;
+	char *text = conf_read_checked(path, "config", &len, err);
+	struct conf *conf = text ? conf_parse(path, text, len, err) : NULL;
+
+	g_free(text);
 	return conf;
 }

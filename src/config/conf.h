@@ -63,6 +63,10 @@ struct conf *conf_load(const char *path, GError **err);
 
 void conf_free(struct conf *conf);
 
+/* The text of path (NUL-terminated, its length in *len) after those
+ * checks; NULL and err ("KIND PATH refused: why") on refusal. */
+char *conf_read_checked(const char *path, const char *kind, gsize *len, GError **err);
+
 /* What a change made outside FUSE made stale in the kernel's caches: the
  * name in directory id (a group made), or directory or file id, file
  * (name NULL: its owner or mode). Control files' content is not cached. */
@@ -82,15 +86,24 @@ int conf_apply(struct cg_core *core, const struct conf *conf, const struct conf 
  * CONF_DEFAULT_PATH (missing: an empty config), "none" for none (a SIGHUP
  * is then only logged). Loaded and applied at start (NULL and err when
  * the file is refused or does not apply), applied again on each SIGHUP by
- * a thread started with conf_daemon_start() after the daemon's fork. */
+ * a thread started with conf_daemon_start() after the daemon's fork. With
+ * it the rules (config/cgrules.h), rules_opt being -o rules='s value
+ * (NULL: CGRULES_DEFAULT_PATH, none if missing; "none": none), loaded at
+ * start (refused: NULL and err) and again on each SIGHUP (refused: the
+ * rules before stay). */
 struct conf_daemon;
-struct conf_daemon *conf_daemon_new(struct cg_core *core, const char *opt, GError **err);
-/* Starts the thread that reloads and, in place of libfuse's (which ends
+struct conf_daemon *conf_daemon_new(struct cg_core *core, const char *opt, const char *rules_opt,
+				    GError **err);
+/* Starts the thread that places processes by the rules, the one that
+ * reloads and, in place of libfuse's (which ends
  * the session), a SIGHUP handler that wakes it; changed hears what each
  * reload changed (see conf_apply()). */
 void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *data);
 /* Reloads now, as a SIGHUP does (for tests and the thread). */
 void conf_daemon_reload(struct conf_daemon *cd);
+/* Stops both threads: no reload and no process placed from here on (the
+ * daemon is stopping). conf_daemon_free() does it too. */
+void conf_daemon_stop(struct conf_daemon *cd);
 void conf_daemon_free(struct conf_daemon *cd);
 
 #endif

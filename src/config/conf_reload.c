@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The daemon's config: applied at start, again on each SIGHUP. */
+/* The daemon's config and rules: applied at start, again on each SIGHUP. */
 #include "config/conf.h"
+#include "config/cgrules.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +15,9 @@ struct conf_daemon {
 	char *path;		/* NULL: -o config=none */
 	bool is_default;	/* a missing file is an empty config */
 	struct conf *cur;	/* what was applied last */
+	char *rules_path;	/* NULL: -o rules=none */
+	bool rules_default;	/* a missing rules file is no rules */
+	struct cgrules_engine *rules;
 	conf_changed_fn changed;	/* what a reload made stale */
 	void *changed_data;
 	pthread_t thread;
@@ -38,21 +42,50 @@ static struct conf *load(struct conf_daemon *cd, GError **err)
 	return conf;
 }
 
-struct conf_daemon *conf_daemon_new(struct cg_core *core, const char *opt, GError **err)
+/* The rules file's rules; none if the default file is missing. false
+ * and err if it is refused. */
+static bool load_rules(struct conf_daemon *cd, struct cgrules **rules, GError **err)
+{
+	*rules = NULL;
+	if (!cd->rules_path)
+		return true;
+	*rules = cgrules_load(cd->rules_path, err);
+	if (!*rules && cd->rules_default && g_error_matches(*err, G_FILE_ERROR, G_FILE_ERROR_NOENT)) {
+		g_clear_error(err);
+		return true;
+	}
+	return *rules != NULL;
+}
+
+/* opt's file, absolute (a daemon's working directory is / after its
+ * fork), or NULL for none; false and err for an empty name. */
+static bool file_opt(const char *opt, const char *key, const char *def, char **path, GError **err)
+{
+	if (opt && !*opt) {
+		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
+			    "%s= needs a file name (or none)", key);
+		return false;
+	}
+	*path = opt && strcmp(opt, "none") == 0 ? NULL : g_canonicalize_filename(opt ? opt : def, NULL);
+	return true;
+}
+
+struct conf_daemon *conf_daemon_new(struct cg_core *core, const char *opt, const char *rules_opt,
+				    GError **err)
 {
 	struct conf_daemon *cd = g_new0(struct conf_daemon, 1);
+	struct cgrules *rules;
 
 	cd->core = core;
 	cd->is_default = !opt;
-	if (opt && !*opt) {
-		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
-			    "config= needs a file name (or none)");
+	cd->rules_default = !rules_opt;
+	if (!file_opt(opt, "config", CONF_DEFAULT_PATH, &cd->path, err) ||
+	    !file_opt(rules_opt, "rules", CGRULES_DEFAULT_PATH, &cd->rules_path, err) ||
+	    !load_rules(cd, &rules, err))
 		goto fail;
-	}
-	if (opt && strcmp(opt, "none") == 0)
+	cd->rules = cgrules_engine_new(core, rules);
+	if (!cd->path)
 		return cd;
-	/* Absolute: a daemon's working directory is / after its fork. */
-	cd->path = g_canonicalize_filename(opt ? opt : CONF_DEFAULT_PATH, NULL);
 	cd->cur = load(cd, err);
 	if (cd->cur && conf_apply(core, cd->cur, NULL, NULL, NULL, err) == 0)
 		return cd;
@@ -61,11 +94,28 @@ fail:
 	return NULL;
 }
 
+static void reload_rules(struct conf_daemon *cd)
+{
+	GError *err = NULL;
+	struct cgrules *rules;
+
+	if (!cd->rules_path)
+		return;
+	if (!load_rules(cd, &rules, &err)) {
+		g_warning("rules: %s; the rules before stay", err->message);
+		g_error_free(err);
+		return;
+	}
+	g_message("rules: %s reloaded: %u rules", cd->rules_path, rules ? cgrules_count(rules) : 0);
+	cgrules_engine_set(cd->rules, rules);
+}
+
 void conf_daemon_reload(struct conf_daemon *cd)
 {
 	GError *err = NULL;
 	struct conf *conf;
 
+	reload_rules(cd);
 	if (!cd->path) {
 		g_message("config: none (config=none): SIGHUP changes nothing");
 		return;
@@ -115,6 +165,7 @@ void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *da
 
 	cd->changed = changed;
 	cd->changed_data = data;
+	cgrules_engine_start(cd->rules);
 	if (pipe2(cd->pipe, O_CLOEXEC) < 0) {
 		g_warning("config: no pipe to take SIGHUP: %s", g_strerror(errno));
 		return;
@@ -133,7 +184,7 @@ void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *da
 	sigaction(SIGHUP, &sa, &cd->old);
 }
 
-void conf_daemon_free(struct conf_daemon *cd)
+void conf_daemon_stop(struct conf_daemon *cd)
 {
 	if (!cd)
 		return;
@@ -147,8 +198,19 @@ void conf_daemon_free(struct conf_daemon *cd)
 		pthread_join(cd->thread, NULL);
 		close(cd->pipe[0]);
 		close(cd->pipe[1]);
+		cd->started = false;
 	}
+	cgrules_engine_stop(cd->rules);
+}
+
+void conf_daemon_free(struct conf_daemon *cd)
+{
+	if (!cd)
+		return;
+	conf_daemon_stop(cd);
+	cgrules_engine_free(cd->rules);
 	conf_free(cd->cur);
 	g_free(cd->path);
+	g_free(cd->rules_path);
 	g_free(cd);
 }

@@ -23,10 +23,22 @@ static struct task *exec_thread(struct cg_core *core, pid_t tgid)
 	return NULL;
 }
 
+static task_exec_hook_fn exec_hook;
+static void *exec_hook_data;
+
+void task_exec_set_hook(task_exec_hook_fn fn, void *data)
+{
+	exec_hook = fn;
+	exec_hook_data = data;
+}
+
 void task_exec(struct cg_core *core, const struct task_event *ev)
 {
 	struct task *old, *t;
 	bool created;
+
+	if (exec_hook)
+		exec_hook(exec_hook_data, ev->tgid);
 
 	/* A tracked leader exec'd itself: its id and its groups stay. Every
 	 * exec on the system comes here: two hash lookups when untracked. */

@@ -9,4 +9,10 @@
  * the process carries on in that thread's groups, under the leader's id. */
 void task_exec(struct cg_core *core, const struct task_event *ev);
 
+/* fn (NULL: none) hears of every exec on the system, called locked: it
+ * must only take note (no system call, nothing slow). Set it write-locked;
+ * one per process. */
+typedef void (*task_exec_hook_fn)(void *data, pid_t tgid);
+void task_exec_set_hook(task_exec_hook_fn fn, void *data);
+
 #endif

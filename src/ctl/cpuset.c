@@ -3,7 +3,10 @@
  * kernel's v1 (legacy hierarchy) rules from kernel/cgroup/cpuset.c and
  * cpuset-v1.c: a child is a subset of its parent, a populated group cannot
  * be emptied, attaching to an empty cpuset fails, and with clone_children a
- * new group starts with its parent's sets. */
+ * new group starts with its parent's sets. The flag files (cpu_exclusive,
+ * mem_exclusive, sched_load_balance, memory_spread_page ...) keep the
+ * kernel's values, defaults, inheritance and rules, exclusive siblings
+ * included, but are stored only: cgfused(8), DIFFERENCES FROM THE KERNEL. */
 #include <errno.h>
 
 #include <string.h>
@@ -17,7 +20,27 @@ enum cpuset_filetype {
 	FILE_MEMLIST,
 	FILE_EFFECTIVE_CPULIST,
 	FILE_EFFECTIVE_MEMLIST,
+	FILE_CPU_EXCLUSIVE,
+	FILE_MEM_EXCLUSIVE,
+	FILE_MEM_HARDWALL,
+	FILE_SCHED_LOAD_BALANCE,
+	FILE_MEMORY_MIGRATE,
+	FILE_MEMORY_PRESSURE,
+	FILE_SPREAD_PAGE,
+	FILE_SPREAD_SLAB,
+	FILE_MEMORY_PRESSURE_ENABLED,
 };
+
+/* A cpuset's flags, one bit per flag file: the kernel's cpuset_flagbits_t
+ * as far as v1 shows them. */
+#define CS_FLAG(type) (1u << (type))
+#define CS_EXCLUSIVE_FLAGS (CS_FLAG(FILE_CPU_EXCLUSIVE) | CS_FLAG(FILE_MEM_EXCLUSIVE))
+
+/* sched_relax_domain_level takes -1 (the system's default) up to
+ * sched_domain_level_max + 1, which depends on the machine's scheduling
+ * domains and is not shown anywhere; 2 is what this kernel takes on a
+ * 2-CPU machine (measured: 3 is EINVAL). */
+#define RELAX_DOMAIN_LEVEL_MAX 2
 
 /* A node list may name nodes below MAX_NUMNODES (1024 here, as in the
  * kernel measured; ERANGE beyond); a CPU
@@ -35,6 +58,9 @@ struct cpuset {
 	struct css css;
 	struct cpumask cpus_allowed, mems_allowed;
 	struct cpumask effective_cpus, effective_mems;
+	unsigned flags;			/* CS_FLAG()s */
+	int64_t relax_domain_level;
+	bool memory_pressure_enabled;	/* the top cpuset's: the hierarchy's */
 };
 
 static struct cpuset *css_cs(struct css *css)
@@ -46,7 +72,11 @@ static struct css *cpuset_css_alloc(struct css *parent)
 {
 	struct cpuset *cs = g_new0(struct cpuset, 1);
 
-	(void)parent;
+	cs->flags = CS_FLAG(FILE_SCHED_LOAD_BALANCE);
+	/* top_cpuset is exclusive: its children may be. */
+	if (!parent)
+		cs->flags |= CS_EXCLUSIVE_FLAGS;
+	cs->relax_domain_level = -1;
 	return &cs->css;
 }
 
@@ -64,10 +94,18 @@ static void cpuset_css_online(struct css *css)
 		cs->effective_mems = cs->mems_allowed;
 		return;
 	}
+	struct cpuset *parent = css_cs(css->parent);
+	GHashTableIter iter;
+	struct cgroup *sibling;
+
+	cs->flags |= parent->flags & (CS_FLAG(FILE_SPREAD_PAGE) | CS_FLAG(FILE_SPREAD_SLAB));
 	if (!(css->cgroup->flags & CGRP_CPUSET_CLONE_CHILDREN))
 		return;
-	struct cpuset *parent = css_cs(css->parent);
-
+	/* The kernel clones nothing when a sibling is exclusive (the new
+	 * group, not yet among its parent's children, would overlap it). */
+	cgroup_for_each_child(sibling, &iter, css->parent->cgroup)
+		if (css_cs(css_in(css->parent, sibling))->flags & CS_EXCLUSIVE_FLAGS)
+			return;
 	cs->cpus_allowed = cs->effective_cpus = parent->cpus_allowed;
 	cs->mems_allowed = cs->effective_mems = parent->mems_allowed;
 }
@@ -84,13 +122,41 @@ static struct cpuset *top_cpuset(struct css *css)
 	return css_cs(css);
 }
 
+static bool has_flag(const struct cpuset *cs, enum cpuset_filetype type)
+{
+	return cs->flags & CS_FLAG(type);
+}
+
+/* Also: an exclusive flag only where q has it too. */
 static bool is_cpuset_subset(const struct cpuset *p, const struct cpuset *q)
 {
 	return cpumask_subset(&p->cpus_allowed, &q->cpus_allowed) &&
-	       cpumask_subset(&p->mems_allowed, &q->mems_allowed);
+	       cpumask_subset(&p->mems_allowed, &q->mems_allowed) &&
+	       has_flag(p, FILE_CPU_EXCLUSIVE) <= has_flag(q, FILE_CPU_EXCLUSIVE) &&
+	       has_flag(p, FILE_MEM_EXCLUSIVE) <= has_flag(q, FILE_MEM_EXCLUSIVE);
 }
 
-/* validate_change(), legacy hierarchy. */
+static bool intersects(const struct cpumask *a, const struct cpumask *b)
+{
+	struct cpumask both;
+
+	cpumask_and(&both, a, b);
+	return !cpumask_empty(&both);
+}
+
+/* Two siblings conflict if either is exclusive and their sets meet. */
+static bool excl_conflict(const struct cpuset *a, const struct cpuset *b)
+{
+	if ((has_flag(a, FILE_CPU_EXCLUSIVE) || has_flag(b, FILE_CPU_EXCLUSIVE)) &&
+	    intersects(&a->cpus_allowed, &b->cpus_allowed))
+		return true;
+	return (has_flag(a, FILE_MEM_EXCLUSIVE) || has_flag(b, FILE_MEM_EXCLUSIVE)) &&
+	       intersects(&a->mems_allowed, &b->mems_allowed);
+}
+
+/* validate_change(), legacy hierarchy. (Its EBUSY for shrinking an
+ * exclusive group below its SCHED_DEADLINE tasks' bandwidth has no
+ * counterpart: cgfused manages no deadline task.) */
 static int validate_change(struct cpuset *cur, const struct cpuset *trial)
 {
 	GHashTableIter iter;
@@ -109,6 +175,12 @@ static int validate_change(struct cpuset *cur, const struct cpuset *trial)
 			return -EBUSY;
 		if (!cpumask_empty(&cur->mems_allowed) && cpumask_empty(&trial->mems_allowed))
 			return -EBUSY;
+	}
+	cgroup_for_each_child(child, &iter, cur->css.parent->cgroup) {
+		struct cpuset *c = css_cs(css_in(cur->css.parent, child));
+
+		if (c != cur && excl_conflict(trial, c))
+			return -EINVAL;
 	}
 	return 0;
 }
@@ -189,6 +261,58 @@ static int cpuset_can_attach(struct css *css)
 	return 0;
 }
 
+static uint64_t cpuset_read_u64(struct css *css, const struct cftype *cft)
+{
+	struct cpuset *cs = css_cs(css);
+
+	switch (cft->private) {
+	case FILE_MEMORY_PRESSURE:
+		return 0;	/* no reclaim is counted (memory_pressure_enabled or not) */
+	case FILE_MEMORY_PRESSURE_ENABLED:
+		return cs->memory_pressure_enabled;
+	default:
+		return has_flag(cs, (enum cpuset_filetype)cft->private);
+	}
+}
+
+/* cpuset_update_flag(): the kernel takes the value as an int, so 2 sets a
+ * flag and 2^32 clears it (measured). */
+static int cpuset_write_u64(struct css *css, const struct cftype *cft, uint64_t val)
+{
+	struct cpuset *cs = css_cs(css), trial = *cs;
+	int turning_on = (int)val;
+	int ret;
+
+	if (cft->private == FILE_MEMORY_PRESSURE_ENABLED) {
+		cs->memory_pressure_enabled = !!val;
+		return 0;
+	}
+	if (turning_on)
+		trial.flags |= CS_FLAG(cft->private);
+	else
+		trial.flags &= ~CS_FLAG(cft->private);
+	ret = validate_change(cs, &trial);
+	if (ret == 0)
+		cs->flags = trial.flags;
+	return ret;
+}
+
+static int64_t cpuset_read_s64(struct css *css, const struct cftype *cft)
+{
+	(void)cft;
+	return css_cs(css)->relax_domain_level;
+}
+
+/* update_relax_domain_level() */
+static int cpuset_write_s64(struct css *css, const struct cftype *cft, int64_t val)
+{
+	(void)cft;
+	if (val < -1 || val > RELAX_DOMAIN_LEVEL_MAX)
+		return -EINVAL;
+	css_cs(css)->relax_domain_level = val;
+	return 0;
+}
+
 /* What the allocator gives member threads as their affinity. */
 static const struct cpumask *cpuset_cpus(struct css *css)
 {
@@ -216,6 +340,30 @@ static const struct cftype cpuset_legacy_files[] = {
 	  .seq_show = cpuset_common_seq_show },
 	{ .name = "effective_mems", .private = FILE_EFFECTIVE_MEMLIST,
 	  .seq_show = cpuset_common_seq_show },
+	/* The kernel's order (cpuset1_files); the state replays a group's
+	 * settings in it, the sets before the exclusive flags that need them
+	 * not to overlap. */
+	{ .name = "cpu_exclusive", .private = FILE_CPU_EXCLUSIVE,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
+	{ .name = "mem_exclusive", .private = FILE_MEM_EXCLUSIVE,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
+	{ .name = "mem_hardwall", .private = FILE_MEM_HARDWALL,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
+	{ .name = "sched_load_balance", .private = FILE_SCHED_LOAD_BALANCE,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
+	{ .name = "sched_relax_domain_level",
+	  .read_s64 = cpuset_read_s64, .write_s64 = cpuset_write_s64 },
+	{ .name = "memory_migrate", .private = FILE_MEMORY_MIGRATE,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
+	{ .name = "memory_pressure", .private = FILE_MEMORY_PRESSURE,
+	  .read_u64 = cpuset_read_u64 },
+	{ .name = "memory_spread_page", .private = FILE_SPREAD_PAGE,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
+	{ .name = "memory_spread_slab", .private = FILE_SPREAD_SLAB,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
+	{ .name = "memory_pressure_enabled", .flags = CFTYPE_ONLY_ON_ROOT,
+	  .private = FILE_MEMORY_PRESSURE_ENABLED,
+	  .read_u64 = cpuset_read_u64, .write_u64 = cpuset_write_u64 },
 	{ 0 }
 };
 

@@ -71,7 +71,7 @@ int main(int argc, char **argv)
 	int status;
 
 	g_set_prgname("cgfused-classify");
-	status = cg_tool_options(argc, argv, false, specs, &mount_dir, usage, "process id", 2);
+	status = cg_tool_options(argc, argv, NULL, specs, &mount_dir, usage, "process id", 2);
 	if (status >= 0)
 		return status;
 	status = 0;

@@ -6,7 +6,8 @@
  *
  * Moves itself (its whole thread group, through cgroup.procs) into every
  * group named, then execs COMMAND, which so starts there, as do its
- * children. */
+ * children. With --sticky, CGFUSED_STICKY=1 in COMMAND's environment tells
+ * the daemon's rules to leave it (and its children that keep it) there. */
 #include "config.h"
 
 #include <errno.h>
@@ -29,8 +30,8 @@ static void usage(FILE *to)
 		"                       (cpu,cpuacct:/build); *:PATH for every hierarchy\n"
 		"  -m, --mount DIR      the cgfused mount to use (default: the only one\n"
 		"                       with the controllers named)\n"
-		"  -s, --sticky         accepted for cgexec's sake: cgfused has no rules\n"
-		"                       daemon that could move the command\n"
+		"  -s, --sticky         the daemon's rules (cgfused.rules(5)) do not move\n"
+		"                       COMMAND or its children when they exec\n"
 		"  -h, --help           show this help\n\n"
 		"Exit status: COMMAND's; 125 if cgfused-exec failed, 126 if COMMAND\n"
 		"cannot run, 127 if it is not found. See cgfused-exec(1).\n");
@@ -41,11 +42,12 @@ int main(int argc, char **argv)
 	g_autoptr(GPtrArray) specs = g_ptr_array_new_with_free_func((GDestroyNotify)cg_spec_free);
 	g_autoptr(GPtrArray) targets = NULL;
 	const char *mount_dir = NULL;
+	bool sticky = false;
 	struct cg_mount *m;
 	int err;
 
 	g_set_prgname("cgfused-exec");
-	err = cg_tool_options(argc, argv, true, specs, &mount_dir, usage, "command", EXIT_TOOL);
+	err = cg_tool_options(argc, argv, &sticky, specs, &mount_dir, usage, "command", EXIT_TOOL);
 	if (err >= 0)
 		return err;
 	if (!(m = cg_mount_find(mount_dir, specs)))
@@ -66,6 +68,10 @@ int main(int argc, char **argv)
 	if (!targets)
 		return EXIT_TOOL;
 	g_clear_pointer(&targets, g_ptr_array_unref);	/* closes the cgroup.procs files */
+	if (sticky && setenv("CGFUSED_STICKY", "1", 1) < 0) {
+		cg_tool_error("cannot set CGFUSED_STICKY: %s", g_strerror(errno));
+		return EXIT_TOOL;
+	}
 	execvp(argv[optind], argv + optind);
 	err = errno;
 	cg_tool_error("%s: %s", argv[optind], g_strerror(err));

@@ -32,7 +32,7 @@ char *cg_errno_text(int err)
 	return g_strdup_printf("%s %s", name ? name : "?", g_strerror(err));
 }
 
-int cg_tool_options(int argc, char **argv, bool exec, GPtrArray *specs, const char **mount_dir,
+int cg_tool_options(int argc, char **argv, bool *sticky, GPtrArray *specs, const char **mount_dir,
 		    void (*usage)(FILE *to), const char *operand, int bad)
 {
 	static const struct option longopts[] = {
@@ -41,6 +41,7 @@ int cg_tool_options(int argc, char **argv, bool exec, GPtrArray *specs, const ch
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
+	bool exec = sticky != NULL;
 	int c;
 
 	/* '+': COMMAND's own options are its. */
@@ -58,7 +59,8 @@ int cg_tool_options(int argc, char **argv, bool exec, GPtrArray *specs, const ch
 			*mount_dir = optarg;
 			break;
 		case 's':
-			break;	/* --sticky: no rules daemon to tell (cgfused-exec(1)) */
+			*sticky = true;
+			break;
 		case 'h':
 			usage(stdout);
 			return 0;

@@ -40,12 +40,13 @@ struct cg_target {
 /* Prints "PROGRAM: message" on standard error. */
 void cg_tool_error(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 
-/* The options of cgfused-exec (exec: -s too, and options end at COMMAND)
- * and cgfused-classify: -g into specs, -m into *mount_dir, -h. Then at
+/* The options of cgfused-exec (sticky not NULL: -s into *sticky too, and
+ * options end at COMMAND) and cgfused-classify (sticky NULL): -g into
+ * specs, -m into *mount_dir, -h. Then at
  * least one -g and one operand (what names it) must be there. Returns -1
  * to go on, or the status to exit with: 0 after --help, bad on an error
  * (after saying why). */
-int cg_tool_options(int argc, char **argv, bool exec, GPtrArray *specs, const char **mount_dir,
+int cg_tool_options(int argc, char **argv, bool *sticky, GPtrArray *specs, const char **mount_dir,
 		    void (*usage)(FILE *to), const char *operand, int bad);
 
 /* Parses a -g argument; prints why and returns NULL if it is malformed. */

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Placing processes by the rules when they exec (see config/cgrules.h). */
+#include "config/cgrules.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/cgroup.h"
+#include "core/cgroup_lookup.h"
+#include "core/core_lock.h"
+#include "core/task_exec.h"
+
+/* Execs waiting for the thread: beyond this many (a fork bomb of execs),
+ * the rest are not placed, and that is said. */
+#define PENDING_MAX 65536
+/* The environment read for the sticky mark: argv and the environment
+ * together take at most a quarter of the stack limit (2 MiB by default);
+ * past this, a process's environment is not read further. */
+#define ENVIRON_MAX (4u << 20)
+#define STICKY "CGFUSED_STICKY=1"
+
+struct cgrules_engine {
+	struct cg_core *core;
+	GMutex lock;		/* the fields below; never held into the core */
+	GCond wake;
+	GArray *pending;	/* pid_t: execs not yet placed */
+	struct cgrules *rules;	/* NULL: none */
+	struct failcount overflow;
+	bool stop;
+	GThread *thread;
+};
+
+static const struct cg_cred rules_cred = { 0 };
+
+struct cgrules_engine *cgrules_engine_new(struct cg_core *core, struct cgrules *rules)
+{
+	struct cgrules_engine *e = g_new0(struct cgrules_engine, 1);
+
+	e->core = core;
+	g_mutex_init(&e->lock);
+	g_cond_init(&e->wake);
+	e->pending = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	e->rules = rules;
+	return e;
+}
+
+/* Called locked by the core (task_exec): a note, and one wake-up for a
+ * burst of execs; nothing at all without rules. */
+static void on_exec(void *data, pid_t tgid)
+{
+	struct cgrules_engine *e = data;
+
+	g_mutex_lock(&e->lock);
+	if (e->rules && e->pending->len < PENDING_MAX) {
+		g_array_append_val(e->pending, tgid);
+		if (e->pending->len == 1)
+			g_cond_signal(&e->wake);
+	} else if (e->rules) {
+		failcount_fail(&e->overflow, "rules: more than %d execs waiting: some are not placed",
+			       PENDING_MAX);
+	}
+	g_mutex_unlock(&e->lock);
+}
+
+/* What the rules need of a process, read through one descriptor of its
+ * /proc directory, so all of one process (its id may have been reused
+ * since the exec, as for any tool that names a process by its id). */
+struct proc_info {
+	struct cgrules_proc p;
+	char comm[64], exe[4096];
+	int dfd;
+};
+
+/* The "Uid:" / "Gid:" line's second (effective) id. */
+static bool status_id(const char *status, const char *key, unsigned *id)
+{
+	const char *line = strstr(status, key);
+
+	return line && sscanf(line + strlen(key), "%*u %u", id) == 1;
+}
+
+static bool read_small(int dfd, const char *name, char *buf, size_t size)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+static bool proc_info_read(struct proc_info *pi, pid_t pid)
+{
+	char path[32], status[4096];
+	unsigned uid, gid;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	pi->dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pi->dfd < 0 || !read_small(pi->dfd, "status", status, sizeof(status)) ||
+	    !status_id(status, "\nUid:", &uid) || !status_id(status, "\nGid:", &gid) ||
+	    !read_small(pi->dfd, "comm", pi->comm, sizeof(pi->comm)))
+		return false;
+	pi->comm[strcspn(pi->comm, "\n")] = '\0';
+	/* A kernel thread has no exe: "". */
+	n = readlinkat(pi->dfd, "exe", pi->exe, sizeof(pi->exe) - 1);
+	pi->exe[n < 0 ? 0 : n] = '\0';
+	pi->p = (struct cgrules_proc){ uid, gid, pi->comm, pi->exe };
+	return true;
+}
+
+/* CGFUSED_STICKY=1 among the process's environment strings. */
+static bool is_sticky(int dfd)
+{
+	int fd = openat(dfd, "environ", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	GString *env = g_string_new(NULL);
+	char buf[65536];
+	bool sticky = false;
+	ssize_t n;
+
+	while (fd >= 0 && env->len < ENVIRON_MAX && (n = read(fd, buf, sizeof(buf))) > 0)
+		g_string_append_len(env, buf, n);
+	for (gsize at = 0; at < env->len; at += strlen(env->str + at) + 1)
+		if ((sticky = strcmp(env->str + at, STICKY) == 0))
+			break;
+	if (fd >= 0)
+		close(fd);
+	g_string_free(env, TRUE);
+	return sticky;
+}
+
+static bool hierarchy_has(const char *name, char **controllers)
+{
+	g_auto(GStrv) have = g_strsplit(name ? name : "", ",", -1);
+
+	if (!controllers)
+		return true;
+	for (char **c = controllers; *c; c++)
+		if (g_strv_contains((const char *const *)have, *c))
+			return true;
+	return false;
+}
+
+/* Moves pid to t's group in every hierarchy t names that no target
+ * before it took (done). */
+static void move(struct cgrules_engine *e, pid_t pid, struct cgrules_target *t, bool *done)
+{
+	unsigned nr = cg_nr_hierarchies(e->core);
+	char id[16];
+	int len = snprintf(id, sizeof(id), "%d", (int)pid);
+
+	for (unsigned h = 0; h < nr; h++) {
+		const char *name;
+		uint64_t top, group;
+		unsigned file;
+		ssize_t ret;
+
+		if (done[h] || cg_hierarchy(e->core, h, &name, &top) < 0 ||
+		    !hierarchy_has(name, t->controllers))
+			continue;
+		done[h] = true;
+		ret = cg_path_lookup(e->core, h, t->path, "cgroup.procs", &group, &file);
+		if (ret == 0)
+			ret = cg_file_write(e->core, group, file, id, (size_t)len, &rules_cred);
+		if (ret >= 0 && g_atomic_int_get(&t->fails.count)) {
+			g_autofree char *what = g_strdup_printf("rules: line %d, moving into %s",
+								t->line, t->path);
+
+			failcount_ok(&t->fails, what);
+		} else if (ret < 0 && ret != -ESRCH) {	/* -ESRCH: gone already */
+			failcount_fail(&t->fails, "rules: line %d: cannot move %d into %s%s%s: %s",
+				       t->line, (int)pid, name ? name : "", name ? ":" : "",
+				       t->path, ret == -ENOENT ? "no such group" : g_strerror((int)-ret));
+		}
+	}
+}
+
+/* Placed as the rules say. The rules are taken under the engine's lock,
+ * the moves made without it: they take the core lock, under which
+ * on_exec takes the engine's (and cg_file_write() catches up with the
+ * kernel's reports, calling on_exec in this very thread). */
+static void place(struct cgrules_engine *e, pid_t pid)
+{
+	struct proc_info pi = { .dfd = -1 };
+	struct cgrules *rules = NULL;
+
+	if (proc_info_read(&pi, pid)) {
+		g_mutex_lock(&e->lock);
+		if (e->rules)
+			rules = cgrules_ref(e->rules);
+		g_mutex_unlock(&e->lock);
+	}
+	if (rules) {
+		g_autoptr(GPtrArray) targets = cgrules_match(rules, &pi.p);
+
+		if (targets->len && !is_sticky(pi.dfd)) {
+			g_autofree bool *done = g_new0(bool, cg_nr_hierarchies(e->core));
+
+			for (guint i = 0; i < targets->len; i++)
+				move(e, pid, targets->pdata[i], done);
+		}
+		cgrules_free(rules);
+	}
+	if (pi.dfd >= 0)
+		close(pi.dfd);
+}
+
+static gpointer engine_thread(gpointer data)
+{
+	struct cgrules_engine *e = data;
+
+	g_mutex_lock(&e->lock);
+	while (!e->stop) {
+		GArray *batch;
+
+		if (!e->pending->len) {
+			g_cond_wait(&e->wake, &e->lock);
+			continue;
+		}
+		batch = e->pending;
+		e->pending = g_array_new(FALSE, FALSE, sizeof(pid_t));
+		g_mutex_unlock(&e->lock);
+		failcount_ok(&e->overflow, "rules: placing every exec");
+		for (guint i = 0; i < batch->len; i++)
+			place(e, g_array_index(batch, pid_t, i));
+		g_array_unref(batch);
+		g_mutex_lock(&e->lock);
+	}
+	g_mutex_unlock(&e->lock);
+	return NULL;
+}
+
+void cgrules_engine_start(struct cgrules_engine *e)
+{
+	e->thread = g_thread_new("cgrules", engine_thread, e);
+	cg_write_lock(&e->core->lock);
+	task_exec_set_hook(on_exec, e);
+	cg_write_unlock(&e->core->lock);
+}
+
+void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
+{
+	struct cgrules *old;
+
+	g_mutex_lock(&e->lock);
+	old = e->rules;
+	e->rules = rules;
+	g_mutex_unlock(&e->lock);
+	cgrules_free(old);
+}
+
+void cgrules_engine_stop(struct cgrules_engine *e)
+{
+	if (!e || !e->thread)
+		return;
+	cg_write_lock(&e->core->lock);
+	task_exec_set_hook(NULL, NULL);
+	cg_write_unlock(&e->core->lock);
+	g_mutex_lock(&e->lock);
+	e->stop = true;
+	g_cond_signal(&e->wake);
+	g_mutex_unlock(&e->lock);
+	g_thread_join(e->thread);
+	e->thread = NULL;
+}
+
+void cgrules_engine_free(struct cgrules_engine *e)
+{
+	if (!e)
+		return;
+	cgrules_engine_stop(e);
+	cgrules_free(e->rules);
+	g_array_unref(e->pending);
+	g_cond_clear(&e->wake);
+	g_mutex_clear(&e->lock);
+	g_free(e);
+}

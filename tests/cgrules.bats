@@ -1,0 +1,213 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Rules (-o rules=FILE, cgrules.conf(5)): real processes placed when they
+# exec, by user, command name, executable path or script name; % lines;
+# cgfused-exec --sticky; SIGHUP reloads; files refused. Every rule names a
+# command of the test's own ($CMD, a copy of sleep under a name of its
+# own), so that no other process on the machine is moved.
+
+load helpers
+
+setup() {
+	cg_setup
+	# Readable by the user the tests switch to.
+	chmod 755 "$CG_TMP"
+	BIN=$CG_TMP/bin
+	mkdir -m 755 "$BIN"
+	CMD=cgr$$x$RANDOM
+	CMD=${CMD:0:15}		# the kernel's command names are 15 bytes
+	cp "$(command -v sleep)" "$BIN/$CMD"
+	RULES=$CG_TMP/rules
+}
+
+teardown() {
+	cg_teardown
+}
+
+# rules TEXT: the rules file.
+rules() {
+	printf '%s\n' "$1" >"$RULES"
+	chmod 644 "$RULES"
+}
+
+# start VAR [PREFIX...]: runs "PREFIX... $BIN/$CMD 1000" in the background,
+# its PID in VAR (a helper killed at teardown).
+start() {
+	local var=$1
+	shift
+	"$@" "$BIN/$CMD" 1000 >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$var" %s "$!"
+}
+
+# placed PID FILE: waits up to 5 s for PID to be listed in FILE.
+placed() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -qx "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "$1 never came into $2; it is in:" >&2
+	grep -rlx "$1" "$MNT" --include=cgroup.procs >&2
+	return 1
+}
+
+@test "a process is placed when it execs, by its command name, in the hierarchies its rule names" {
+	rules "# a comment
+*:$CMD  cpu  /placed"
+	cg_mount -o controllers=cpu,cpuacct:cpuset -o "rules=$RULES"
+	mkdir "$MNT/cpu,cpuacct/placed" "$MNT/cpuset/placed"
+	local p
+	start p
+	placed "$p" "$MNT/cpu,cpuacct/placed/cgroup.procs"
+	# Not in the hierarchy the rule does not name.
+	run grep -x "$p" "$MNT/cpuset/placed/cgroup.procs"
+	assert_failure
+	grep -qx "$p" "$MNT/cpuset/cgroup.procs"
+	# Another command is left where it is.
+	local s
+	cg_sleeper s
+	sleep 0.5
+	grep -qx "$s" "$MNT/cpu,cpuacct/cgroup.procs"
+}
+
+@test "the first rule that matches decides, with its % lines; a user's rule, * for the rest" {
+	rules "nobody:$CMD  cpu      /nobody
+%              cpuset   /nobody-set
+*:$CMD         *        /others"
+	cg_mount -o controllers=cpu,cpuacct:cpuset -o "rules=$RULES"
+	mkdir "$MNT/cpu,cpuacct/nobody" "$MNT/cpuset/nobody-set" \
+		"$MNT/cpu,cpuacct/others" "$MNT/cpuset/others"
+	local n r
+	start n setpriv --reuid=nobody --regid=nogroup --clear-groups
+	start r
+	placed "$n" "$MNT/cpu,cpuacct/nobody/cgroup.procs"
+	placed "$n" "$MNT/cpuset/nobody-set/cgroup.procs"
+	placed "$r" "$MNT/cpu,cpuacct/others/cgroup.procs"
+	placed "$r" "$MNT/cpuset/others/cgroup.procs"
+	# The later rule did not apply to nobody's process.
+	run cat "$MNT/cpu,cpuacct/others/cgroup.procs"
+	refute_line "$n"
+}
+
+@test "a rule may name the executable's path, a prefix, a group, and a script by its own name" {
+	local script=$BIN/${CMD:0:10}.sh
+	# No exec in it: the shell keeps the script's name as its command's.
+	printf '#!/bin/sh\nwhile :; do sleep 1; done\n' >"$script"
+	chmod 755 "$script"
+	rules "*:$BIN/${CMD:0:5}*  cpu  /by-path
+*:${script##*/}  cpu  /script"
+	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/by-path" "$MNT/script"
+	local p s
+	start p
+	placed "$p" "$MNT/by-path/cgroup.procs"
+	# Its executable is the shell; its command name is the script's.
+	"$script" >/dev/null 2>&1 3>&- &
+	s=$!
+	CG_HELPERS+=("$s")
+	placed "$s" "$MNT/script/cgroup.procs"
+	rules "@nogroup:$CMD  cpu  /group"
+	mkdir "$MNT/group"
+	kill -HUP "$CG_PID"
+	wait_log "rules: $RULES reloaded: 1 rules"
+	start p setpriv --reuid=nobody --regid=nogroup --clear-groups
+	placed "$p" "$MNT/group/cgroup.procs"
+}
+
+# wait_log TEXT: the daemon's log says TEXT (up to 5 s).
+wait_log() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		grep -qF -- "$1" "$CG_TMP/cgfused.log" && return 0
+		sleep 0.05
+	done
+	echo "the log never said '$1':" >&2
+	cat "$CG_TMP/cgfused.log" >&2
+	return 1
+}
+
+@test "cgfused-exec --sticky: the rules leave the command where it was put; without it they move it" {
+	rules "*:$CMD  cpu  /placed"
+	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/placed" "$MNT/mine"
+	local s p i
+	start s "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" --sticky -g cpu:/mine
+	for ((i = 0; i < 100; i++)); do
+		[ "$(cat "/proc/$s/comm" 2>/dev/null)" = "$CMD" ] && break
+		sleep 0.05
+	done
+	start p "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" -g cpu:/mine
+	placed "$p" "$MNT/placed/cgroup.procs"
+	# The sticky one's exec came first: had a rule moved it, it would be
+	# done by the time the later one's was.
+	grep -qx "$s" "$MNT/mine/cgroup.procs"
+	grep -qx CGFUSED_STICKY=1 < <(tr '\0' '\n' <"/proc/$s/environ")
+	run cat "$MNT/placed/cgroup.procs"
+	refute_line "$s"
+}
+
+@test "SIGHUP reloads the rules; a refused file leaves the rules before, a missing default none" {
+	rules "*:$CMD  cpu  /a"
+	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/a" "$MNT/b"
+	local p
+	rules "*:$CMD  cpu  /b"
+	kill -HUP "$CG_PID"
+	wait_log "rules: $RULES reloaded: 1 rules"
+	start p
+	placed "$p" "$MNT/b/cgroup.procs"
+	# Writable by others: refused, /b stays.
+	rules "*:$CMD  cpu  /a"
+	chmod 666 "$RULES"
+	kill -HUP "$CG_PID"
+	wait_log "rules $RULES refused: it is writable by its group or others; the rules before stay"
+	start p
+	placed "$p" "$MNT/b/cgroup.procs"
+	# A line that is wrong: likewise, saying where.
+	rules "*:$CMD  cpu"
+	kill -HUP "$CG_PID"
+	wait_log "rules: $RULES:1: a rule is USER[:PROCESS] CONTROLLERS DESTINATION; the rules before stay"
+	start p
+	placed "$p" "$MNT/b/cgroup.procs"
+}
+
+@test "a rules file that is a link, writable by others, wrong or missing stops the start" {
+	local why
+	rules "*:$CMD  cpu  /a"
+	ln -s "$RULES" "$CG_TMP/link"
+	chmod 664 "$RULES"
+	for why in "rules=$CG_TMP/link:rules $CG_TMP/link refused: it is a symbolic link (name the file itself)" \
+		"rules=$RULES:rules $RULES refused: it is writable by its group or others" \
+		"rules=$CG_TMP/none:cannot read rules $CG_TMP/none: No such file or directory" \
+		"rules=:rules= needs a file name (or none)"; do
+		run "$CGFUSED" -f -o config=none -o state=none -o "${why%%:*}" "$MNT"
+		assert_failure
+		assert_output "cgfused: ${why#*:}"
+		refute cg_is_mounted "$MNT"
+	done
+	chmod 644 "$RULES"
+	printf 'nobody-such-user-x cpu /a\n' >"$RULES"
+	run "$CGFUSED" -f -o config=none -o state=none -o "rules=$RULES" "$MNT"
+	assert_failure
+	assert_output "cgfused: $RULES:1: no such user"
+}
+
+@test "a destination that does not exist: said once, then counted; the process stays" {
+	rules "*:$CMD  cpu  /nowhere"
+	cg_mount -o "rules=$RULES"
+	local p q
+	start p
+	wait_log "rules: line 1: cannot move $p into cpuset,cpu,cpuacct:/nowhere: no such group (said once; repeats are counted)"
+	start q
+	sleep 0.5
+	grep -qx "$p" "$MNT/cgroup.procs"
+	grep -qx "$q" "$MNT/cgroup.procs"
+	run grep -c "cannot move" "$CG_TMP/cgfused.log"
+	assert_output 1
+	# Once the group is there, the next exec is placed.
+	mkdir "$MNT/nowhere"
+	start p
+	placed "$p" "$MNT/nowhere/cgroup.procs"
+	wait_log "rules: line 1, moving into /nowhere works again, after 2 failures"
+}
