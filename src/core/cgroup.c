@@ -100,6 +100,10 @@ static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent,
 	struct cg_core *core = root->core;
 	struct cgroup *cgrp = cgroup_alloc(root, parent, name, mode, cred);
 
+	/* Made where its start depends on its siblings: it counts as
+	 * written, the state compares its settings with what a mkdir gives. */
+	if (parent && !cgroup_children_alike(parent))
+		cgrp->nr_writes++;
 	cgrp->id = (core->next_seq++ << CG_ID_ROOT_BITS) | root->index;
 	g_hash_table_insert(core->cgroups, &cgrp->id, cgrp);
 	root->nr_cgroups++;
@@ -146,6 +150,20 @@ struct cgroup *cgroup_probe_new(struct cgroup *parent)
 void cgroup_probe_free(struct cgroup *probe)
 {
 	cgroup_release(probe);
+}
+
+bool cgroup_children_alike(struct cgroup *cgrp)
+{
+	struct cg_core *core = cgrp->root->core;
+
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+
+		if ((cgrp->root->subsys_mask & (1u << i)) && ss->children_alike &&
+		    !ss->children_alike(cgrp->subsys[i]))
+			return false;
+	}
+	return true;
 }
 
 struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned nr,

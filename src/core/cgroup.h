@@ -70,6 +70,11 @@ struct cgroup_subsys {
 	const struct cpumask *(*cpus)(struct css *css);
 	/* Accounting: a member thread ran for delta, on CPU delta->cpu. */
 	void (*charge)(struct css *css, const struct task_cputime *delta);
+	/* Whether a child made under css starts the same whatever its
+	 * siblings are (NULL: always). cpuset: nothing is cloned beside an
+	 * exclusive sibling, so a child's start depends on the order its
+	 * siblings were made in; the state then saves them in full. */
+	bool (*children_alike)(struct css *css);
 };
 
 /* Bits of cgroup->flags, as in the kernel. */
@@ -284,6 +289,9 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
  * the new css, so making and freeing one changes nothing. */
 struct cgroup *cgroup_probe_new(struct cgroup *parent);
 void cgroup_probe_free(struct cgroup *probe);
+/* Called locked: whether every child made under cgrp starts as the probe
+ * does, whatever order its siblings are made in (children_alike). */
+bool cgroup_children_alike(struct cgroup *cgrp);
 
 /* Called locked: a css's reference counting. */
 void css_get(struct css *css);

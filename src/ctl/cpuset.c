@@ -110,6 +110,19 @@ static void cpuset_css_online(struct css *css)
 	cs->mems_allowed = cs->effective_mems = parent->mems_allowed;
 }
 
+static bool cpuset_children_alike(struct css *css)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	if (!(css->cgroup->flags & CGRP_CPUSET_CLONE_CHILDREN))
+		return true;
+	cgroup_for_each_child(child, &iter, css->cgroup)
+		if (css_cs(css_in(css, child))->flags & CS_EXCLUSIVE_FLAGS)
+			return false;
+	return true;
+}
+
 static void cpuset_css_free(struct css *css)
 {
 	g_free(css_cs(css));
@@ -375,4 +388,5 @@ const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.can_attach = cpuset_can_attach,
 	.legacy_files = cpuset_legacy_files,
 	.cpus = cpuset_cpus,
+	.children_alike = cpuset_children_alike,
 };

@@ -263,11 +263,17 @@ static bool show_setting(struct cgroup *cgrp, unsigned i, GString *val)
 
 /* What a group made now under parent starts with, by file index (NULL
  * where no setting): mkdir's defaults and what it inherits from parent
- * (flags, a clone_children cpuset). */
+ * (flags, a clone_children cpuset). NULL when a child's start depends on
+ * its siblings (an exclusive cpuset): its settings are saved in full. */
 static GPtrArray *fresh_settings(struct cgroup *parent, GString *val)
 {
-	struct cgroup *probe = cgroup_probe_new(parent);
-	GPtrArray *vals = g_ptr_array_new_full(parent->root->files->len, g_free);
+	struct cgroup *probe;
+	GPtrArray *vals;
+
+	if (!cgroup_children_alike(parent))
+		return NULL;
+	probe = cgroup_probe_new(parent);
+	vals = g_ptr_array_new_full(parent->root->files->len, g_free);
 
 	for (unsigned i = 0; i < parent->root->files->len; i++)
 		g_ptr_array_add(vals, show_setting(probe, i, val) ? g_strdup(val->str) : NULL);
@@ -317,7 +323,8 @@ static void snapshot_group(GString *out, struct cgroup *cgrp, const GPtrArray *f
 	vals = fresh_settings(cgrp, val);
 	cgroup_for_each_child(child, &iter, cgrp)
 		snapshot_group(out, child, vals, val, nr);
-	g_ptr_array_unref(vals);
+	if (vals)
+		g_ptr_array_unref(vals);
 }
 
 /* Every hierarchy's groups. */

@@ -98,7 +98,11 @@ ssize_t wr(struct env *e, uint64_t cgrp_id, const char *file, const char *str)
 
 void wr_ok(struct env *e, uint64_t cgrp_id, const char *file, const char *str)
 {
-	g_assert_cmpint(wr(e, cgrp_id, file, str), ==, (ssize_t)strlen(str));
+	ssize_t ret = wr(e, cgrp_id, file, str);
+
+	if (ret != (ssize_t)strlen(str))
+		g_test_message("writing '%s' to %s gave %zd", str, file, ret);
+	g_assert_cmpint(ret, ==, (ssize_t)strlen(str));
 }
 
 char *rd(struct env *e, uint64_t cgrp_id, const char *file)

@@ -885,6 +885,58 @@ static void test_inherited(void)
 	st_teardown(&s);
 }
 
+/* An exclusive cpuset makes a sibling made beside it start with no CPUs
+ * (nothing cloned), whatever its parent has: such children are saved in
+ * full, and one made so and never written keeps its empty sets after
+ * the exclusive sibling has gone back to sharing. */
+static void test_exclusive_siblings(void)
+{
+	struct st_env s;
+	uint64_t a, b, d;
+	char *before, *after;
+
+	st_setup(&s);
+	a = mkdir_ok(&s.e, s.e.top[0], "a");		/* cloned: cpus 0-3 */
+	wr_ok(&s.e, a, "cpuset.cpus", "0");
+	wr_ok(&s.e, a, "cpuset.cpu_exclusive", "1");
+	b = mkdir_ok(&s.e, s.e.top[0], "b");		/* beside it: nothing */
+	assert_content(&s.e, b, "cpuset.cpus", "\n");
+	wr_ok(&s.e, a, "cpuset.cpu_exclusive", "0");
+	mkdir_ok(&s.e, s.e.top[0], "c");		/* cloned again */
+	before = settings_dump(&s);
+	for (int round = 0; round < 2; round++) {
+		st_stop(&s);
+		/* Its empty sets differ from what a mkdir gives now. */
+		EXPECT_INT(writes_of(&s, b), 2, "%s", "writes of b (cpus, mems)");
+		st_restart(&s, BOOT);
+		after = settings_dump(&s);
+		g_assert_cmpstr(after, ==, before);
+		g_free(after);
+		b = group(&s, "/b");
+		assert_content(&s.e, b, "cpuset.cpus", "\n");
+		assert_content(&s.e, b, "cpuset.mems", "\n");
+	}
+	/* Exclusive siblings at the stop: every sibling in full. */
+	wr_ok(&s.e, group(&s, "/c"), "cpuset.cpus", "1-2");
+	wr_ok(&s.e, group(&s, "/c"), "cpuset.mems", "\n");
+	d = mkdir_ok(&s.e, s.e.top[0], "d");
+	wr_ok(&s.e, d, "cpuset.cpus", "3");
+	wr_ok(&s.e, d, "cpuset.mems", "\n");
+	wr_ok(&s.e, d, "cpuset.cpu_exclusive", "1");
+	wr_ok(&s.e, group(&s, "/a"), "cpuset.mem_exclusive", "1");
+	g_free(before);
+	before = settings_dump(&s);
+	for (int round = 0; round < 2; round++) {
+		st_stop(&s);
+		st_restart(&s, BOOT);
+		after = settings_dump(&s);
+		g_assert_cmpstr(after, ==, before);
+		g_free(after);
+	}
+	g_free(before);
+	st_teardown(&s);
+}
+
 /* Thousands of groups: records that cross the reader's chunks come back
  * whole; a line longer than a chunk, garbled, stops the replay there. */
 static void test_many(void)
@@ -1049,6 +1101,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/foreign", test_foreign);
 	g_test_add_func("/state/version1", test_version1);
 	g_test_add_func("/state/inherited", test_inherited);
+	g_test_add_func("/state/exclusive-siblings", test_exclusive_siblings);
 	g_test_add_func("/state/version3-full", test_version3_full);
 	g_test_add_func("/state/many", test_many);
 	g_test_add_func("/state/lock", test_lock);
