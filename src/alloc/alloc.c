@@ -72,7 +72,7 @@ struct alloc_proc {
 /* A non-root cpuset, as the view reports it; its threads reference it. */
 struct alloc_cpuset {
 	uint64_t id;
-	struct cpumask cpus;
+	const struct cpumask *cpus;	/* a shared copy (alloc_cpus.h) */
 	unsigned refs;			/* its threads, and one while in the tree */
 	bool in_tree;
 };
@@ -103,6 +103,11 @@ struct allocator {
 	 * are to be read: a pass need not look at every managed thread. */
 	GPtrArray *active;
 	GArray *unseen;			/* pid_t */
+	/* A placing's work arrays, kept: made anew, their pages would be
+	 * faulted in again at every placing. */
+	GArray *targets;		/* struct alloc_target */
+	GArray *placed;			/* struct placed */
+	GArray *bucket_refs;		/* struct bucket_ref */
 	GHashTable *tasks;		/* tid -> struct task_sched * */
 	struct alloc_groups groups;	/* the weighing hierarchy (alloc_weight.h) */
 	GHashTable *cpusets;		/* id -> struct alloc_cpuset * */
@@ -354,6 +359,14 @@ static void take_events(struct allocator *a)
 	g_array_unref(ev);
 }
 
+static void free_cpuset(gpointer p)
+{
+	struct alloc_cpuset *cs = p;
+
+	cpus_unref(cs->cpus);
+	g_free(cs);
+}
+
 static struct alloc_cpuset *cpuset_get(struct allocator *a, uint64_t id)
 {
 	struct alloc_cpuset *cs = g_hash_table_lookup(a->cpusets, &id);
@@ -381,7 +394,7 @@ static void cpuset_set(struct allocator *a, const struct sched_cpuset *sc)
 		cs->in_tree = true;
 		cs->refs++;
 	}
-	cs->cpus = sc->cpus;
+	keep(a, &cs->cpus, &sc->cpus);
 	cpuset_put(a, cs);
 }
 
@@ -633,18 +646,15 @@ struct bucket_key {
 	bool runnable;
 };
 
-static guint bucket_key_hash(gconstpointer p)
+/* A bucket of this placing, in a list of its leaf group's. */
+struct bucket_ref {
+	struct bucket_key key;
+	guint bucket;			/* in its autogroup's buckets */
+	int next;			/* the group's next, or -1 */
+};
+
+static bool bucket_key_equal(const struct bucket_key *x, const struct bucket_key *y)
 {
-	const struct bucket_key *k = p;
-
-	return (guint)(k->leaf * 0x9e3779b97f4a7c15ULL >> 32) ^ (guint)k->autogroup ^
-	       ((guint)k->orig_nice << 8) ^ (guint)k->runnable ^ g_double_hash(&k->weight);
-}
-
-static gboolean bucket_key_equal(gconstpointer a, gconstpointer b)
-{
-	const struct bucket_key *x = a, *y = b;
-
 	return x->leaf == y->leaf && x->weight == y->weight && x->autogroup == y->autogroup &&
 	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
 }
@@ -709,34 +719,49 @@ struct placed {
 
 /* Sorts targets into buckets (by session, leaf group, own nice and
  * runnability, in thread id order for the rotation). */
-static GArray *bucket_targets(struct allocator *a, GArray *targets)
+/* The bucket of key in its leaf group g (the few of a group are listed
+ * from it, stamped with the placing's number gen), or -1. */
+static int find_bucket(GArray *refs, struct alloc_group *g, uint64_t gen,
+		       const struct bucket_key *key)
 {
-	GArray *placed = g_array_sized_new(FALSE, FALSE, sizeof(struct placed), targets->len);
-	GArray *keys = g_array_sized_new(FALSE, FALSE, sizeof(struct bucket_key), targets->len);
-	GHashTable *index = g_hash_table_new(bucket_key_hash, bucket_key_equal);
+	if (g->bucket_gen != gen) {
+		g->bucket_gen = gen;
+		g->first_bucket = -1;
+	}
+	for (int r = g->first_bucket; r >= 0; r = g_array_index(refs, struct bucket_ref, r).next)
+		if (bucket_key_equal(&g_array_index(refs, struct bucket_ref, r).key, key))
+			return (int)g_array_index(refs, struct bucket_ref, r).bucket;
+	return -1;
+}
 
+static void bucket_targets(struct allocator *a, const GArray *targets, GArray *placed)
+{
+	GArray *refs = a->bucket_refs;
+	uint64_t gen = a->groups.gen;	/* this placing's (alloc_weights) */
+
+	g_array_set_size(refs, 0);
+	g_array_set_size(placed, 0);
 	for (guint i = 0; i < targets->len; i++) {
 		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
+		struct alloc_group *g = tg->s->group;
 		struct autogroup *ag = autogroup_of(a, tg->s);
 		struct bucket_key k = { tg->leaf, tg->weight, ag->id, tg->s->orig_nice,
 					tg->runnable };
-		struct bucket_key *key;
-		gpointer found;
+		int found = find_bucket(refs, g, gen, &k);
 		struct placed p = { *tg, ag, 0, 0 };
 		struct nice_bucket *b;
 
-		/* keys never grows past its size: its elements stay put. */
-		g_array_append_val(keys, k);
-		key = &g_array_index(keys, struct bucket_key, keys->len - 1);
-		if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
-			p.bucket = GPOINTER_TO_UINT(found);
+		if (found >= 0) {
+			p.bucket = (guint)found;
 		} else {
 			struct nice_bucket nb = { .weight = tg->weight, .counted = tg->runnable,
 						  .min_nice = NICE_MIN };
+			struct bucket_ref ref = { k, ag->buckets->len, g->first_bucket };
 
 			p.bucket = ag->buckets->len;
 			g_array_append_val(ag->buckets, nb);
-			g_hash_table_insert(index, key, GUINT_TO_POINTER(p.bucket));
+			g->first_bucket = (int)refs->len;
+			g_array_append_val(refs, ref);
 		}
 		b = &g_array_index(ag->buckets, struct nice_bucket, p.bucket);
 		p.rank = b->nr++;
@@ -746,9 +771,6 @@ static GArray *bucket_targets(struct allocator *a, GArray *targets)
 		ag->floor = MAX(ag->floor, tg->s->owner_floor);
 		g_array_append_val(placed, p);
 	}
-	g_hash_table_destroy(index);
-	g_array_unref(keys);
-	return placed;
 }
 
 /* A session left with no weighed thread gets its autogroup's nice back
@@ -1006,7 +1028,7 @@ void alloc_recheck(struct allocator *a)
 
 static void apply_cpus(struct allocator *a, struct task_sched *s)
 {
-	const struct cpumask *want = s->cs ? &s->cs->cpus : NULL;
+	const struct cpumask *want = s->cs ? s->cs->cpus : NULL;
 
 	if (!want) {
 		if (s->cpus_set) {
@@ -1025,7 +1047,9 @@ static void apply_cpus(struct allocator *a, struct task_sched *s)
 			return;
 		keep(a, &s->cpus, &cpus);
 	}
-	if (s->cpus_set && s->cpuset && cpumask_equal(s->cpuset, want) && inside(s, want))
+	/* Shared copies: the same mask is the same pointer, and what we gave
+	 * it is inside the cpuset it was placed in. */
+	if (s->cpus_set && s->cpuset == want && (s->cpus == s->applied_cpus || inside(s, want)))
 		return;
 	place_cpus(a, s, want);
 }
@@ -1044,14 +1068,29 @@ static void end_autogroup_pass(struct allocator *a)
 	}
 }
 
+static void new_work_arrays(struct allocator *a)
+{
+	a->targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target));
+	a->placed = g_array_new(FALSE, FALSE, sizeof(struct placed));
+	a->bucket_refs = g_array_new(FALSE, FALSE, sizeof(struct bucket_ref));
+}
+
+static void free_work_arrays(struct allocator *a)
+{
+	g_array_unref(a->targets);
+	g_array_unref(a->placed);
+	g_array_unref(a->bucket_refs);
+}
+
 /* Weighs every managed thread and applies nice values and affinities. */
 static void place_tasks(struct allocator *a)
 {
-	GArray *targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target)), *placed;
+	GArray *targets = a->targets, *placed = a->placed;
 
+	g_array_set_size(targets, 0);
 	alloc_weights(&a->groups, (struct task_sched *const *)a->order->pdata, a->order->len,
 		      targets);
-	placed = bucket_targets(a, targets);
+	bucket_targets(a, targets, placed);
 	forget_autogroups(a);
 	/* The originals on file before anything is changed. */
 	if (a->orig)
@@ -1071,8 +1110,6 @@ static void place_tasks(struct allocator *a)
 		apply_cpus(a, s);
 	}
 	end_autogroup_pass(a);
-	g_array_unref(placed);
-	g_array_unref(targets);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -1244,8 +1281,11 @@ void alloc_pass(struct allocator *a, bool sample)
 	/* The hierarchy just emptied: give back the whole pages malloc keeps
 	 * free inside its arenas (it trims only an arena's top by itself);
 	 * measured in docs/soak.md. */
-	if (a->view.empty && !a->empty)
+	if (a->view.empty && !a->empty) {
+		free_work_arrays(a);
+		new_work_arrays(a);
 		malloc_trim(0);
+	}
 	a->empty = a->view.empty;
 }
 
@@ -1336,13 +1376,14 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->order = g_ptr_array_new();
 	a->active = g_ptr_array_new();
 	a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	new_work_arrays(a);
 	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
 	a->events = g_array_new(FALSE, FALSE, sizeof(struct alloc_event));
 	g_mutex_init(&a->events_lock);
 	g_mutex_init(&a->shown_lock);
 	sched_view_init(&a->view);	/* the tree as it is now */
 	alloc_groups_init(&a->groups);
-	a->cpusets = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	a->cpusets = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_cpuset);
 	a->cpus_pool = cpus_pool_new();
 	a->sub = (struct cg_subscriber){
 		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
@@ -1383,6 +1424,7 @@ void alloc_free(struct allocator *a)
 	g_ptr_array_unref(a->order);
 	g_ptr_array_unref(a->active);
 	g_array_unref(a->unseen);
+	free_work_arrays(a);
 	g_array_unref(a->charges);
 	g_array_unref(a->events);
 	g_hash_table_destroy(a->autogroups);

@@ -38,6 +38,10 @@ struct alloc_group {
 	/* Worked out once per placing (gen). */
 	uint64_t gen;
 	double weight;
+	/* The placing's buckets of its threads (alloc.c), when stamped with
+	 * its gen. */
+	uint64_t bucket_gen;
+	int first_bucket;
 };
 
 /* id -> struct alloc_group *, and the placing's number. */
