@@ -634,13 +634,18 @@ static void sample_tasks(struct allocator *a)
 		sample_task(a, a->active->pdata[i]);
 	sample_sleepers(a);
 	sched_view_charge(a->core, (const struct sched_sample *)a->charges->data, a->charges->len);
+	/* Many (the first samples of many new threads): not kept for good. */
+	if (a->charges->len > 1024) {
+		g_array_unref(a->charges);
+		a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
+	}
 	g_array_set_size(a->charges, 0);
 }
 
-/* Buckets: threads of one leaf group, one session, one own nice and one
- * runnability share a target weight and are dithered together. */
+/* Buckets: threads of one leaf group (whose list of buckets holds the
+ * key), one session, one own nice and one runnability share a target
+ * weight and are dithered together. */
 struct bucket_key {
-	uint64_t leaf;
 	double weight;
 	int autogroup, orig_nice;
 	bool runnable;
@@ -655,7 +660,7 @@ struct bucket_ref {
 
 static bool bucket_key_equal(const struct bucket_key *x, const struct bucket_key *y)
 {
-	return x->leaf == y->leaf && x->weight == y->weight && x->autogroup == y->autogroup &&
+	return x->weight == y->weight && x->autogroup == y->autogroup &&
 	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
 }
 
@@ -711,7 +716,7 @@ static int floor_nice(const struct allocator *a, const struct task_sched *s)
 }
 
 struct placed {
-	struct alloc_target target;
+	struct task_sched *s;
 	struct autogroup *ag;
 	guint bucket;
 	unsigned rank;
@@ -745,16 +750,16 @@ static void bucket_targets(struct allocator *a, const GArray *targets, GArray *p
 		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
 		struct alloc_group *g = tg->s->group;
 		struct autogroup *ag = autogroup_of(a, tg->s);
-		struct bucket_key k = { tg->leaf, tg->weight, ag->id, tg->s->orig_nice,
-					tg->runnable };
+		bool runnable = tg->s->runnable;
+		struct bucket_key k = { tg->weight, ag->id, tg->s->orig_nice, runnable };
 		int found = find_bucket(refs, g, gen, &k);
-		struct placed p = { *tg, ag, 0, 0 };
+		struct placed p = { tg->s, ag, 0, 0 };
 		struct nice_bucket *b;
 
 		if (found >= 0) {
 			p.bucket = (guint)found;
 		} else {
-			struct nice_bucket nb = { .weight = tg->weight, .counted = tg->runnable,
+			struct nice_bucket nb = { .weight = tg->weight, .counted = runnable,
 						  .min_nice = NICE_MIN };
 			struct bucket_ref ref = { k, ag->buckets->len, g->first_bucket };
 
@@ -766,7 +771,7 @@ static void bucket_targets(struct allocator *a, const GArray *targets, GArray *p
 		b = &g_array_index(ag->buckets, struct nice_bucket, p.bucket);
 		p.rank = b->nr++;
 		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->s));
-		if (tg->runnable)
+		if (runnable)
 			ag->weight += tg->weight;
 		ag->floor = MAX(ag->floor, tg->s->owner_floor);
 		g_array_append_val(placed, p);
@@ -924,7 +929,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 	a->dithering = false;
 	for (guint i = 0; i < placed->len; i++) {
 		struct placed *p = &g_array_index(placed, struct placed, i);
-		struct task_sched *s = p->target.s;
+		struct task_sched *s = p->s;
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
 

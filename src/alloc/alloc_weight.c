@@ -185,10 +185,8 @@ void alloc_weights(struct alloc_groups *gs, struct task_sched *const *order, uns
 			continue;
 		target = (struct alloc_target){
 			.s = s,
-			.leaf = g->id,
 			.weight = part(group_weight(gs, s->group), s->own,
 				       s->runnable ? g->runnable : g->all),
-			.runnable = s->runnable,
 		};
 		g_array_append_val(targets, target);
 	}

@@ -72,11 +72,11 @@ void alloc_task_set_group(struct alloc_groups *gs, struct task_sched *s,
 void alloc_task_set_runnable(struct task_sched *s, bool runnable);
 void alloc_task_reweigh(struct task_sched *s);
 
+/* A thread's target weight (its group: s->group, its runnability:
+ * s->runnable). */
 struct alloc_target {
 	struct task_sched *s;		/* its entry in the allocator's table */
-	uint64_t leaf;			/* its cgroup's id in the weighing hierarchy */
 	double weight;
-	bool runnable;
 };
 
 /* Appends a target for every thread of order[n] in a non-root group of

@@ -181,6 +181,19 @@ bool sched_view_mounted(struct cg_core *core, int ssid)
 	return mounted;
 }
 
+/* Emptied; one that held many is made anew, so that a large copy (the
+ * first) does not keep its memory for good. */
+static void empty_array(GArray **arr)
+{
+	if ((*arr)->len > 1024) {
+		guint size = g_array_get_element_size(*arr);
+
+		g_array_unref(*arr);
+		*arr = g_array_new(FALSE, FALSE, size);
+	}
+	g_array_set_size(*arr, 0);
+}
+
 bool sched_view_take(struct cg_core *core, int weight_ssid, int cpus_ssid,
 		     struct sched_view *v)
 {
@@ -188,9 +201,9 @@ bool sched_view_take(struct cg_core *core, int weight_ssid, int cpus_ssid,
 	bool copied;
 	unsigned slot;
 
-	g_array_set_size(v->groups, 0);
-	g_array_set_size(v->cpusets, 0);
-	g_array_set_size(v->tasks, 0);
+	empty_array(&v->groups);
+	empty_array(&v->cpusets);
+	empty_array(&v->tasks);
 	cg_catch_up_if_pending(core);
 	/* A copy changes nothing of the tree: readers go on beside it. The
 	 * marks are the view's own: writers, who make them, wait. */
