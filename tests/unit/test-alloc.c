@@ -4,6 +4,7 @@
  * has a known answer: the group-fair weights of CFS group scheduling. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -1121,6 +1122,108 @@ static void test_view_marked_then_gone(void)
 	teardown(&e);
 }
 
+/* Passes run on a thread of their own while another moves threads and
+ * changes shares: once both stop, one more pass knows where every thread
+ * is (no mark lost), and each group's busy weight follows its shares. */
+#define RACE_GROUPS 8
+#define RACE_THREADS 24
+
+static gboolean race_stop;
+static gint race_passes_run;
+
+static gpointer race_passes(gpointer data)
+{
+	(void)data;
+	while (!g_atomic_int_get(&race_stop)) {
+		alloc_pass(alloc, false);
+		g_atomic_int_inc(&race_passes_run);
+	}
+	return NULL;
+}
+
+/* Lets a pass or two run between changes. */
+static void race_wait_pass(void)
+{
+	gint seen = g_atomic_int_get(&race_passes_run);
+
+	for (int i = 0; i < 1000 && g_atomic_int_get(&race_passes_run) == seen; i++)
+		g_usleep(10);
+}
+
+static void test_view_passes_while_moving(void)
+{
+	static const char *const shares[] = { "512", "1024", "2048", "3072" };
+	struct env e;
+	uint64_t ids[RACE_GROUPS];
+	unsigned where[RACE_THREADS], share[RACE_GROUPS] = { 0 };
+	double w[RACE_GROUPS] = { 0 }, total = 0, total_shares = 0;
+	GRand *rnd = g_rand_new_with_seed(12);
+	char name[8], pid[16];
+	GThread *passes;
+
+	setup(&e);
+	for (unsigned i = 0; i < RACE_GROUPS; i++) {
+		snprintf(name, sizeof(name), "R%u", i);
+		ids[i] = mkdir_ok(&e, e.top[0], name);
+		share[i] = 1024;
+	}
+	for (unsigned k = 0; k < RACE_THREADS; k++)
+		fake_kf_add_process(e.fk, 2000 + (pid_t)k, 1);
+	g_atomic_int_set(&race_stop, FALSE);
+	g_atomic_int_set(&race_passes_run, 0);
+	passes = g_thread_new("passes", race_passes, NULL);
+	for (unsigned k = 0; k < RACE_THREADS; k++) {
+		where[k] = k % RACE_GROUPS;
+		snprintf(pid, sizeof(pid), "%u", 2000 + k);
+		wr_ok(&e, ids[where[k]], "tasks", pid);
+	}
+	for (unsigned m = 0; m < 3000; m++) {
+		unsigned k = (unsigned)g_rand_int_range(rnd, 0, RACE_THREADS);
+		unsigned to = (unsigned)g_rand_int_range(rnd, 0, RACE_GROUPS);
+
+		if (m % 3 == 0)
+			race_wait_pass();
+
+		if (m % 10 == 0) {
+			unsigned s = (unsigned)g_rand_int_range(rnd, 0, G_N_ELEMENTS(shares));
+
+			wr_ok(&e, ids[to], "cpu.shares", shares[s]);
+			share[to] = (unsigned)atoi(shares[s]);
+			continue;
+		}
+		where[k] = to;
+		snprintf(pid, sizeof(pid), "%u", 2000 + k);
+		wr_ok(&e, ids[to], "tasks", pid);
+	}
+	g_atomic_int_set(&race_stop, TRUE);
+	g_thread_join(passes);
+	g_assert_cmpint(g_atomic_int_get(&race_passes_run), >=, 1000);
+	/* Every thread busy: a group's weight over the total follows its
+	 * shares over those of the groups that hold threads. */
+	for (int period = 0; period < 40; period++) {
+		for (unsigned k = 0; k < RACE_THREADS; k++)
+			fake_kf_run(e.fk, 2000 + (pid_t)k, 50 * MS, 50 * MS, 0);
+		alloc_pass(alloc, true);
+		if (period < 2)
+			continue;
+		for (unsigned k = 0; k < RACE_THREADS; k++)
+			w[where[k]] += nice_to_weight(fake_kf_nice(e.fk, 2000 + (pid_t)k));
+	}
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, RACE_THREADS);
+	for (unsigned i = 0; i < RACE_GROUPS; i++) {
+		total += w[i];
+		total_shares += w[i] > 0 ? share[i] : 0;
+	}
+	for (unsigned i = 0; i < RACE_GROUPS; i++) {
+		double got = 100 * w[i] / total, want = w[i] > 0 ? 100 * share[i] / total_shares : 0;
+
+		if (fabs(got - want) > 0.5)
+			FAILF("R%u: %.2f%% of the weight, want %.2f%%", i, got, want);
+	}
+	g_rand_free(rnd);
+	teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -1157,5 +1260,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/view/copies-what-changed", test_view_copies_what_changed);
 	g_test_add_func("/alloc/view/change-during-pass", test_view_change_during_pass);
 	g_test_add_func("/alloc/view/marked-then-gone", test_view_marked_then_gone);
+	g_test_add_func("/alloc/view/passes-while-moving", test_view_passes_while_moving);
 	return g_test_run();
 }
