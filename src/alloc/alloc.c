@@ -445,8 +445,13 @@ static void manage(struct allocator *a, struct task_sched *s)
 	if (s->managed)
 		return;
 	if (!pr) {
+		struct kfacade *kf = a->core->kf;
+
 		pr = g_new0(struct alloc_proc, 1);
 		pr->tgid = s->ident.tgid;
+		/* From now on: its first check finds that it ran only if it
+		 * did (one clock read, not a /proc read per thread). */
+		pr->clock_known = kf->ops->process_cputime(kf, pr->tgid, &pr->clock) == 0;
 		pr->index = a->proc_list->len;
 		g_ptr_array_add(a->proc_list, pr);
 		g_hash_table_insert(a->procs, GINT_TO_POINTER(pr->tgid), pr);
@@ -1347,7 +1352,7 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 }
 
 /* A group made or about to be removed: its parent's sums change. */
-static void on_mkdir(void *data, struct cgroup *cgrp)
+static void on_group(void *data, struct cgroup *cgrp)
 {
 	struct allocator *a = data;
 
@@ -1392,7 +1397,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->cpus_pool = cpus_pool_new();
 	a->sub = (struct cg_subscriber){
 		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
-		.changed = on_changed, .mkdir = on_mkdir, .removing = on_mkdir, .stat = on_stat,
+		.changed = on_changed, .mkdir = on_group, .removing = on_group, .stat = on_stat,
 	};
 	cg_subscribe(core, &a->sub);
 	return a;
