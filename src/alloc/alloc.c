@@ -104,7 +104,8 @@ struct allocator {
 	GPtrArray *active;
 	GArray *unseen;			/* pid_t */
 	/* A placing's work arrays, kept: made anew, their pages would be
-	 * faulted in again at every placing. */
+	 * faulted in again at every placing (made anew with order and
+	 * active when the hierarchy empties). */
 	GArray *targets;		/* struct alloc_target */
 	GArray *placed;			/* struct placed */
 	GArray *bucket_refs;		/* struct bucket_ref */
@@ -1080,6 +1081,9 @@ static void end_autogroup_pass(struct allocator *a)
 
 static void new_work_arrays(struct allocator *a)
 {
+	a->order = g_ptr_array_new();
+	a->active = g_ptr_array_new();
+	a->proc_list = g_ptr_array_new();
 	a->targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target));
 	a->placed = g_array_new(FALSE, FALSE, sizeof(struct placed));
 	a->bucket_refs = g_array_new(FALSE, FALSE, sizeof(struct bucket_ref));
@@ -1087,6 +1091,9 @@ static void new_work_arrays(struct allocator *a)
 
 static void free_work_arrays(struct allocator *a)
 {
+	g_ptr_array_unref(a->order);
+	g_ptr_array_unref(a->active);
+	g_ptr_array_unref(a->proc_list);
 	g_array_unref(a->targets);
 	g_array_unref(a->placed);
 	g_array_unref(a->bucket_refs);
@@ -1292,8 +1299,10 @@ void alloc_pass(struct allocator *a, bool sample)
 	 * free inside its arenas (it trims only an arena's top by itself);
 	 * measured in docs/soak.md. */
 	if (a->view.empty && !a->empty) {
-		free_work_arrays(a);
-		new_work_arrays(a);
+		if (!a->order->len) {
+			free_work_arrays(a);
+			new_work_arrays(a);
+		}
 		malloc_trim(0);
 	}
 	a->empty = a->view.empty;
@@ -1382,9 +1391,6 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
 	a->procs = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	a->proc_list = g_ptr_array_new();
-	a->order = g_ptr_array_new();
-	a->active = g_ptr_array_new();
 	a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	new_work_arrays(a);
 	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
@@ -1430,9 +1436,6 @@ void alloc_free(struct allocator *a)
 	alloc_orig_close(a->orig, true);
 	g_hash_table_destroy(a->tasks);
 	g_hash_table_destroy(a->procs);
-	g_ptr_array_unref(a->proc_list);
-	g_ptr_array_unref(a->order);
-	g_ptr_array_unref(a->active);
 	g_array_unref(a->unseen);
 	free_work_arrays(a);
 	g_array_unref(a->charges);
