@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc/alloc_cpus.h"
 #include "alloc/alloc_nice.h"
 #include "alloc/alloc_orig.h"
 #include "alloc/alloc_task.h"
@@ -62,9 +63,18 @@ struct autogroup {
  * clock. */
 struct alloc_proc {
 	pid_t tgid;
+	guint index;			/* in proc_list */
 	bool clock_known;
 	uint64_t clock;			/* its CPU time at the last check */
-	GPtrArray *threads;		/* struct task_sched * */
+	struct task_sched *threads;	/* through proc_next */
+};
+
+/* A non-root cpuset, as the view reports it; its threads reference it. */
+struct alloc_cpuset {
+	uint64_t id;
+	const struct cpumask *cpus;	/* a shared copy (alloc_cpus.h) */
+	unsigned refs;			/* its threads, and one while in the tree */
+	bool in_tree;
 };
 
 /* An event heard under the core lock, taken in by the next pass. */
@@ -82,13 +92,27 @@ struct allocator {
 	/* Set by the core's events (any thread, under the core lock). */
 	GMutex events_lock;		/* after the core lock; guards events */
 	GArray *events;			/* struct alloc_event */
-	atomic_bool view_stale;		/* the tree or a membership changed */
 	int kick_fd;
 	atomic_bool kicked;		/* the thread has been woken */
-	/* The allocator thread's own (alloc_pass, alloc_free). */
+	/* Its marks are made by the core's events under the core lock; the
+	 * rest is the allocator thread's (core/sched_view.h). */
 	struct sched_view view;
-	GPtrArray *order;		/* struct task_sched * of view.tasks[i] */
+	/* The allocator thread's own (alloc_pass, alloc_free). */
+	GPtrArray *order;		/* struct task_sched *: the managed threads */
+	/* Those sampled every period, and the ids of those whose originals
+	 * are to be read: a pass need not look at every managed thread. */
+	GPtrArray *active;
+	GArray *unseen;			/* pid_t */
+	/* A placing's work arrays, kept: made anew, their pages would be
+	 * faulted in again at every placing (made anew with order and
+	 * active when the hierarchy empties). */
+	GArray *targets;		/* struct alloc_target */
+	GArray *placed;			/* struct placed */
+	GArray *bucket_refs;		/* struct bucket_ref */
 	GHashTable *tasks;		/* tid -> struct task_sched * */
+	struct alloc_groups groups;	/* the weighing hierarchy (alloc_weight.h) */
+	GHashTable *cpusets;		/* id -> struct alloc_cpuset * */
+	GHashTable *cpus_pool;		/* the threads' masks (alloc_cpus.h) */
 	GHashTable *procs;		/* tgid -> struct alloc_proc * */
 	GPtrArray *proc_list;		/* the same, for the sleepers' rotation */
 	guint proc_cursor;
@@ -104,6 +128,7 @@ struct allocator {
 	bool changed;			/* a sample or a new thread changed the picture */
 	bool sessions_stale;		/* check_sessions before weighing sessions */
 	bool dithering;			/* the last placing dithers in time */
+	bool sessions_weighed;		/* ... and weighs sessions against each other */
 	bool empty;			/* no group but the roots, no task */
 	/* What cgfused.stat shows (read under the core lock by on_stat). */
 	GMutex shown_lock;		/* after the core lock */
@@ -169,14 +194,22 @@ static void set_nice(struct allocator *a, struct task_sched *s, int nice)
 		s->nice = nice;
 }
 
+/* One of the thread's masks made a shared copy of m. */
+static void keep(struct allocator *a, const struct cpumask **field, const struct cpumask *m)
+{
+	cpus_keep(a->cpus_pool, field, m);
+}
+
 static void set_cpus(struct allocator *a, struct task_sched *s, const struct cpumask *cpus)
 {
 	struct kfacade *kf = a->core->kf;
 	int ret = kf->ops->set_affinity(kf, s->tid, cpus);
 
 	count_call(a, &a->st.affinity_calls, ret);
-	if (ret == 0)
-		s->cpus = s->applied_cpus = *cpus;
+	if (ret == 0) {
+		keep(a, &s->cpus, cpus);
+		keep(a, &s->applied_cpus, cpus);
+	}
 }
 
 /* A thread leaves management while alive: its original nice and affinity
@@ -187,7 +220,7 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 	if (!s->exited && s->nice_set && a->may_lower)
 		set_nice(a, s, s->orig_nice);
 	if (!s->exited && s->cpus_set)
-		set_cpus(a, s, &s->orig_cpus);
+		set_cpus(a, s, s->orig_cpus);
 	s->nice_set = s->cpus_set = false;
 	s->watch = 0;
 }
@@ -195,10 +228,11 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 /* The thread's originals into the file (written before any change). */
 static void record_task(struct allocator *a, struct task_sched *s)
 {
-	struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, s->orig_cpus };
+	struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, { { 0 } } };
 
-	if (!a->orig || s->recorded)
+	if (!a->orig || s->recorded || !s->orig_cpus)
 		return;
+	t.cpus = *s->orig_cpus;
 	alloc_orig_add_task(a->orig, &t);
 	s->recorded = true;
 	a->recorded++;
@@ -224,8 +258,8 @@ static bool adopt_task(struct allocator *a, struct task_sched *s)
 	if (!a->orig || !alloc_orig_take_task(a->orig, s->tid, s->ident.ino, &t))
 		return false;
 	s->orig_nice = t.nice;
-	s->orig_cpus = t.cpus;
-	s->applied_cpus = s->cpus;
+	keep(a, &s->orig_cpus, &t.cpus);
+	keep(a, &s->applied_cpus, s->cpus);
 	s->nice_set = s->cpus_set = true;
 	s->recorded = true;
 	a->recorded++;
@@ -253,40 +287,49 @@ static void see_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
 	int nice = 0, ag = 0, ag_nice = 0;
+	struct cpumask cpus;
 
 	if (kf->ops->get_nice(kf, s->tid, &nice) < 0)
 		return;
-	if (kf->ops->get_affinity(kf, s->tid, &s->orig_cpus) < 0)
+	if (kf->ops->get_affinity(kf, s->tid, &cpus) < 0)
 		return;
+	keep(a, &s->orig_cpus, &cpus);
 	kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice);
 	s->owner_floor = owner_floor(kf, s->tid);
 	s->orig_nice = s->nice = nice;
-	s->cpus = s->orig_cpus;
+	keep(a, &s->cpus, s->orig_cpus);
 	s->autogroup = ag;
 	s->seen = true;
 	a->changed = true;
 	if (!adopt_task(a, s))
 		record_task(a, s);
+	alloc_task_reweigh(s);	/* its own nice is known now */
 }
 
 /* Catches changes made by others (a renice, an affinity the task set
  * itself outside its cpuset, a new session): what it has now is what we
- * compare with. Runnable threads only: a sleeper's nice matters when it
- * wakes, and a wake-up places it again. */
+ * compare with, and a difference calls for a placing. Runnable threads
+ * only: a sleeper's nice matters when it wakes, and a wake-up places it
+ * again. */
 static void reconcile_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
+	struct cpumask cpus;
 	int nice, ag, ag_nice;
 
 	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != s->autogroup) {
 		s->autogroup = ag;
-		a->sessions_stale = true;
+		a->sessions_stale = a->changed = true;
 	}
-
-	if (s->nice_set && kf->ops->get_nice(kf, s->tid, &nice) == 0)
+	if (s->nice_set && kf->ops->get_nice(kf, s->tid, &nice) == 0 && nice != s->nice) {
 		s->nice = nice;
-	if (s->cpus_set)
-		kf->ops->get_affinity(kf, s->tid, &s->cpus);
+		a->changed = true;
+	}
+	if (s->cpus_set && kf->ops->get_affinity(kf, s->tid, &cpus) == 0 &&
+	    (!s->cpus || !cpumask_equal(&cpus, s->cpus))) {
+		keep(a, &s->cpus, &cpus);
+		a->changed = true;
+	}
 }
 
 /* Takes in the forks and exits heard of since the last pass. */
@@ -317,64 +360,215 @@ static void take_events(struct allocator *a)
 	g_array_unref(ev);
 }
 
-static void free_proc(gpointer p)
+static void free_cpuset(gpointer p)
 {
-	struct alloc_proc *pr = p;
+	struct alloc_cpuset *cs = p;
 
-	g_ptr_array_unref(pr->threads);
-	g_free(pr);
+	cpus_unref(cs->cpus);
+	g_free(cs);
 }
 
-/* A new copy of the tree: entries for its threads, and the threads that
- * are no longer managed get their own nice and affinity back. */
-static void sync_tasks(struct allocator *a)
+static struct alloc_cpuset *cpuset_get(struct allocator *a, uint64_t id)
 {
-	GHashTable *live = g_hash_table_new(NULL, NULL);
-	GHashTableIter iter;
-	struct task_sched *s;
-	struct alloc_proc *pr;
+	struct alloc_cpuset *cs = g_hash_table_lookup(a->cpusets, &id);
 
-	g_ptr_array_set_size(a->order, 0);
-	g_hash_table_iter_init(&iter, a->procs);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&pr))
-		g_ptr_array_set_size(pr->threads, 0);
-	for (guint i = 0; i < a->view.tasks->len; i++) {
-		const struct sched_task *t = &g_array_index(a->view.tasks, struct sched_task, i);
-
-		s = alloc_task_lookup(a->tasks, t->tid);
-		/* Another thread of the same id: the old one is gone. */
-		if (!s || s->ident.ino != t->ident.ino || s->exited) {
-			if (s)
-				forget_task(a, s);
-			s = alloc_task_add(a->tasks, t->tid, &t->ident);
-		}
-		g_ptr_array_add(a->order, s);
-		g_hash_table_add(live, s);
-		pr = g_hash_table_lookup(a->procs, GINT_TO_POINTER(t->ident.tgid));
-		if (!pr) {
-			pr = g_new0(struct alloc_proc, 1);
-			pr->tgid = t->ident.tgid;
-			pr->threads = g_ptr_array_new();
-			g_hash_table_insert(a->procs, GINT_TO_POINTER(pr->tgid), pr);
-		}
-		g_ptr_array_add(pr->threads, s);
+	if (!cs) {
+		cs = g_new0(struct alloc_cpuset, 1);
+		cs->id = id;
+		g_hash_table_insert(a->cpusets, &cs->id, cs);
 	}
-	g_hash_table_iter_init(&iter, a->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
-		if (!g_hash_table_contains(live, s)) {
+	cs->refs++;
+	return cs;
+}
+
+static void cpuset_put(struct allocator *a, struct alloc_cpuset *cs)
+{
+	if (cs && --cs->refs == 0)
+		g_hash_table_remove(a->cpusets, &cs->id);
+}
+
+static void cpuset_set(struct allocator *a, const struct sched_cpuset *sc)
+{
+	struct alloc_cpuset *cs = cpuset_get(a, sc->id);
+
+	if (!cs->in_tree) {
+		cs->in_tree = true;
+		cs->refs++;
+	}
+	keep(a, &cs->cpus, &sc->cpus);
+	cpuset_put(a, cs);
+}
+
+static void cpuset_remove(struct allocator *a, uint64_t id)
+{
+	struct alloc_cpuset *cs = g_hash_table_lookup(a->cpusets, &id);
+
+	if (cs && cs->in_tree) {
+		cs->in_tree = false;
+		cpuset_put(a, cs);
+	}
+}
+
+/* Removes element i of arr by moving the last one there; returns that one
+ * (now at i), or NULL. */
+static gpointer take_out(GPtrArray *arr, guint i)
+{
+	gpointer last = g_ptr_array_steal_index(arr, arr->len - 1);
+
+	if (i == arr->len)
+		return NULL;
+	arr->pdata[i] = last;
+	return last;
+}
+
+/* The thread is in active when it is managed and not known to sleep. */
+static void update_active(struct allocator *a, struct task_sched *s)
+{
+	bool want = s->managed && (!s->sampled || s->runnable);
+	struct task_sched *moved;
+
+	if (want == s->active)
+		return;
+	s->active = want;
+	if (want) {
+		s->active_index = a->active->len;
+		g_ptr_array_add(a->active, s);
+	} else if ((moved = take_out(a->active, s->active_index))) {
+		moved->active_index = s->active_index;
+	}
+}
+
+/* The thread is managed: in order and in its process's threads. */
+static void manage(struct allocator *a, struct task_sched *s)
+{
+	struct alloc_proc *pr = g_hash_table_lookup(a->procs, GINT_TO_POINTER(s->ident.tgid));
+
+	if (s->managed)
+		return;
+	if (!pr) {
+		struct kfacade *kf = a->core->kf;
+
+		pr = g_new0(struct alloc_proc, 1);
+		pr->tgid = s->ident.tgid;
+		/* From now on: its first check finds that it ran only if it
+		 * did (one clock read, not a /proc read per thread). */
+		pr->clock_known = kf->ops->process_cputime(kf, pr->tgid, &pr->clock) == 0;
+		pr->index = a->proc_list->len;
+		g_ptr_array_add(a->proc_list, pr);
+		g_hash_table_insert(a->procs, GINT_TO_POINTER(pr->tgid), pr);
+	}
+	s->managed = true;
+	s->order_index = a->order->len;
+	g_ptr_array_add(a->order, s);
+	s->proc_prev = NULL;
+	s->proc_next = pr->threads;
+	if (pr->threads)
+		pr->threads->proc_prev = s;
+	pr->threads = s;
+	update_active(a, s);
+	if (!s->seen)
+		g_array_append_val(a->unseen, s->tid);
+}
+
+/* The thread is no longer managed (or no longer the same thread): its
+ * entry leaves every list and the table. */
+static void drop_task(struct allocator *a, struct task_sched *s)
+{
+	bool managed = s->managed;
+
+	s->managed = false;
+	update_active(a, s);
+	if (managed) {
+		struct alloc_proc *pr = g_hash_table_lookup(a->procs,
+							    GINT_TO_POINTER(s->ident.tgid));
+		struct task_sched *moved = take_out(a->order, s->order_index);
+		struct alloc_proc *pmoved;
+
+		if (moved)
+			moved->order_index = s->order_index;
+		if (s->proc_next)
+			s->proc_next->proc_prev = s->proc_prev;
+		if (s->proc_prev)
+			s->proc_prev->proc_next = s->proc_next;
+		else
+			pr->threads = s->proc_next;
+		if (!pr->threads) {
+			if ((pmoved = take_out(a->proc_list, pr->index)))
+				pmoved->index = pr->index;
+			g_hash_table_remove(a->procs, GINT_TO_POINTER(pr->tgid));
+		}
+	}
+	alloc_task_set_group(&a->groups, s, NULL);
+	cpuset_put(a, s->cs);
+	g_hash_table_remove(a->tasks, GINT_TO_POINTER(s->tid));
+}
+
+/* A thread the view reports: where it is now, or that it is no longer
+ * managed (its own nice and affinity come back). */
+static void take_task(struct allocator *a, const struct sched_task *t)
+{
+	struct task_sched *s = alloc_task_lookup(a->tasks, t->tid);
+	struct alloc_group *g;
+	struct alloc_cpuset *cs;
+
+	if (t->gone) {
+		if (s) {
 			restore_task(a, s);
 			forget_task(a, s);
-			g_hash_table_iter_remove(&iter);
+			drop_task(a, s);
 		}
-	g_ptr_array_set_size(a->proc_list, 0);
-	g_hash_table_iter_init(&iter, a->procs);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&pr)) {
-		if (!pr->threads->len)
-			g_hash_table_iter_remove(&iter);
-		else
-			g_ptr_array_add(a->proc_list, pr);
+		return;
 	}
-	g_hash_table_destroy(live);
+	/* Another thread of the same id: the old one is gone. */
+	if (s && (s->ident.ino != t->ident.ino || s->exited)) {
+		forget_task(a, s);
+		drop_task(a, s);
+		s = NULL;
+	}
+	if (!s)
+		s = alloc_task_add(a->tasks, t->tid, &t->ident);
+	manage(a, s);
+	g = t->group ? alloc_group_get(&a->groups, t->group) : NULL;
+	alloc_task_set_group(&a->groups, s, g);
+	alloc_group_put(&a->groups, g);
+	cs = t->cpuset ? cpuset_get(a, t->cpuset) : NULL;
+	cpuset_put(a, s->cs);
+	s->cs = cs;
+}
+
+/* What the view found changed: groups and cpusets first (a thread's new
+ * group may be new), then the threads (those that left a group before it
+ * was removed), then the removals. */
+static void take_view(struct allocator *a)
+{
+	const struct sched_view *v = &a->view;
+
+	for (guint i = 0; i < v->groups->len; i++) {
+		const struct sched_group *g = &g_array_index(v->groups, struct sched_group, i);
+
+		if (!g->gone)
+			alloc_group_set(&a->groups, g);
+	}
+	for (guint i = 0; i < v->cpusets->len; i++) {
+		const struct sched_cpuset *cs = &g_array_index(v->cpusets, struct sched_cpuset, i);
+
+		if (!cs->gone)
+			cpuset_set(a, cs);
+	}
+	for (guint i = 0; i < v->tasks->len; i++)
+		take_task(a, &g_array_index(v->tasks, struct sched_task, i));
+	for (guint i = 0; i < v->groups->len; i++) {
+		const struct sched_group *g = &g_array_index(v->groups, struct sched_group, i);
+
+		if (g->gone)
+			alloc_group_remove(&a->groups, g->id);
+	}
+	for (guint i = 0; i < v->cpusets->len; i++) {
+		const struct sched_cpuset *cs = &g_array_index(v->cpusets, struct sched_cpuset, i);
+
+		if (cs->gone)
+			cpuset_remove(a, cs->id);
+	}
 	a->changed = true;
 	a->sessions_stale = true;
 }
@@ -397,15 +591,16 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 				busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
 
 		a->changed |= runnable != s->runnable;
-		s->runnable = runnable;
+		alloc_task_set_runnable(s, runnable);
 	} else {
-		s->runnable = true;	/* until we know better */
+		alloc_task_set_runnable(s, true);	/* until we know better */
 	}
 	s->sampled = true;
 	s->run_ns = sample.now.run_ns;
 	s->wait_ns = sample.now.wait_ns;
 	s->at_ns = at;
 	g_array_append_val(a->charges, sample);
+	update_active(a, s);
 }
 
 /* Sleepers are checked by process: while its CPU clock has not moved none
@@ -426,12 +621,9 @@ static void sample_sleepers(struct allocator *a)
 		pr->clock = now;
 		if (!ran)
 			continue;
-		for (guint i = 0; i < pr->threads->len; i++) {
-			struct task_sched *s = pr->threads->pdata[i];
-
+		for (struct task_sched *s = pr->threads; s; s = s->proc_next)
 			if (s->sampled && !s->runnable)
 				sample_task(a, s);
-		}
 	}
 	a->proc_cursor = n ? (a->proc_cursor + k) % n : 0;
 }
@@ -443,39 +635,38 @@ static void sample_sleepers(struct allocator *a)
  * kind of machine). */
 static void sample_tasks(struct allocator *a)
 {
-	for (guint i = 0; i < a->order->len; i++) {
-		struct task_sched *s = a->order->pdata[i];
-
-		if (!s->sampled || s->runnable)
-			sample_task(a, s);
-	}
+	/* Backwards: one that leaves active is replaced by one seen already. */
+	for (guint i = a->active->len; i-- > 0;)
+		sample_task(a, a->active->pdata[i]);
 	sample_sleepers(a);
 	sched_view_charge(a->core, (const struct sched_sample *)a->charges->data, a->charges->len);
+	/* Many (the first samples of many new threads): not kept for good. */
+	if (a->charges->len > 1024) {
+		g_array_unref(a->charges);
+		a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
+	}
 	g_array_set_size(a->charges, 0);
 }
 
-/* Buckets: threads of one leaf group, one session, one own nice and one
- * runnability share a target weight and are dithered together. */
+/* Buckets: threads of one leaf group (whose list of buckets holds the
+ * key), one session, one own nice and one runnability share a target
+ * weight and are dithered together. */
 struct bucket_key {
-	uint64_t leaf;
 	double weight;
 	int autogroup, orig_nice;
 	bool runnable;
 };
 
-static guint bucket_key_hash(gconstpointer p)
+/* A bucket of this placing, in a list of its leaf group's. */
+struct bucket_ref {
+	struct bucket_key key;
+	guint bucket;			/* in its autogroup's buckets */
+	int next;			/* the group's next, or -1 */
+};
+
+static bool bucket_key_equal(const struct bucket_key *x, const struct bucket_key *y)
 {
-	const struct bucket_key *k = p;
-
-	return (guint)(k->leaf * 0x9e3779b97f4a7c15ULL >> 32) ^ (guint)k->autogroup ^
-	       ((guint)k->orig_nice << 8) ^ (guint)k->runnable ^ g_double_hash(&k->weight);
-}
-
-static gboolean bucket_key_equal(gconstpointer a, gconstpointer b)
-{
-	const struct bucket_key *x = a, *y = b;
-
-	return x->leaf == y->leaf && x->weight == y->weight && x->autogroup == y->autogroup &&
+	return x->weight == y->weight && x->autogroup == y->autogroup &&
 	       x->orig_nice == y->orig_nice && x->runnable == y->runnable;
 }
 
@@ -531,7 +722,7 @@ static int floor_nice(const struct allocator *a, const struct task_sched *s)
 }
 
 struct placed {
-	struct alloc_target target;
+	struct task_sched *s;
 	struct autogroup *ag;
 	guint bucket;
 	unsigned rank;
@@ -539,46 +730,58 @@ struct placed {
 
 /* Sorts targets into buckets (by session, leaf group, own nice and
  * runnability, in thread id order for the rotation). */
-static GArray *bucket_targets(struct allocator *a, GArray *targets)
+/* The bucket of key in its leaf group g (the few of a group are listed
+ * from it, stamped with the placing's number gen), or -1. */
+static int find_bucket(GArray *refs, struct alloc_group *g, uint64_t gen,
+		       const struct bucket_key *key)
 {
-	GArray *placed = g_array_sized_new(FALSE, FALSE, sizeof(struct placed), targets->len);
-	GArray *keys = g_array_sized_new(FALSE, FALSE, sizeof(struct bucket_key), targets->len);
-	GHashTable *index = g_hash_table_new(bucket_key_hash, bucket_key_equal);
+	if (g->bucket_gen != gen) {
+		g->bucket_gen = gen;
+		g->first_bucket = -1;
+	}
+	for (int r = g->first_bucket; r >= 0; r = g_array_index(refs, struct bucket_ref, r).next)
+		if (bucket_key_equal(&g_array_index(refs, struct bucket_ref, r).key, key))
+			return (int)g_array_index(refs, struct bucket_ref, r).bucket;
+	return -1;
+}
 
+static void bucket_targets(struct allocator *a, const GArray *targets, GArray *placed)
+{
+	GArray *refs = a->bucket_refs;
+	uint64_t gen = a->groups.gen;	/* this placing's (alloc_weights) */
+
+	g_array_set_size(refs, 0);
+	g_array_set_size(placed, 0);
 	for (guint i = 0; i < targets->len; i++) {
 		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
+		struct alloc_group *g = tg->s->group;
 		struct autogroup *ag = autogroup_of(a, tg->s);
-		struct bucket_key k = { tg->leaf, tg->weight, ag->id, tg->s->orig_nice,
-					tg->runnable };
-		struct bucket_key *key;
-		gpointer found;
-		struct placed p = { *tg, ag, 0, 0 };
+		bool runnable = tg->s->runnable;
+		struct bucket_key k = { tg->weight, ag->id, tg->s->orig_nice, runnable };
+		int found = find_bucket(refs, g, gen, &k);
+		struct placed p = { tg->s, ag, 0, 0 };
 		struct nice_bucket *b;
 
-		/* keys never grows past its size: its elements stay put. */
-		g_array_append_val(keys, k);
-		key = &g_array_index(keys, struct bucket_key, keys->len - 1);
-		if (g_hash_table_lookup_extended(index, key, NULL, &found)) {
-			p.bucket = GPOINTER_TO_UINT(found);
+		if (found >= 0) {
+			p.bucket = (guint)found;
 		} else {
-			struct nice_bucket nb = { .weight = tg->weight, .counted = tg->runnable,
+			struct nice_bucket nb = { .weight = tg->weight, .counted = runnable,
 						  .min_nice = NICE_MIN };
+			struct bucket_ref ref = { k, ag->buckets->len, g->first_bucket };
 
 			p.bucket = ag->buckets->len;
 			g_array_append_val(ag->buckets, nb);
-			g_hash_table_insert(index, key, GUINT_TO_POINTER(p.bucket));
+			g->first_bucket = (int)refs->len;
+			g_array_append_val(refs, ref);
 		}
 		b = &g_array_index(ag->buckets, struct nice_bucket, p.bucket);
 		p.rank = b->nr++;
 		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->s));
-		if (tg->runnable)
+		if (runnable)
 			ag->weight += tg->weight;
 		ag->floor = MAX(ag->floor, tg->s->owner_floor);
 		g_array_append_val(placed, p);
 	}
-	g_hash_table_destroy(index);
-	g_array_unref(keys);
-	return placed;
 }
 
 /* A session left with no weighed thread gets its autogroup's nice back
@@ -666,6 +869,7 @@ static void weigh_autogroups(struct allocator *a)
 			busy++;
 		heaviest = MAX(heaviest, ag->weight);
 	}
+	a->sessions_weighed = busy > 1;
 	if (busy > 1 && a->sessions_stale)
 		check_sessions(a);
 	a->st.autogroups_left_alone = 0;
@@ -731,7 +935,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 	a->dithering = false;
 	for (guint i = 0; i < placed->len; i++) {
 		struct placed *p = &g_array_index(placed, struct placed, i);
-		struct task_sched *s = p->target.s;
+		struct task_sched *s = p->s;
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
 
@@ -756,7 +960,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 
 static bool inside(const struct task_sched *s, const struct cpumask *cpuset)
 {
-	return !cpumask_empty(&s->cpus) && cpumask_subset(&s->cpus, cpuset);
+	return s->cpus && cpuset && !cpumask_empty(s->cpus) && cpumask_subset(s->cpus, cpuset);
 }
 
 static void watch_task(struct allocator *a, struct task_sched *s)
@@ -777,15 +981,16 @@ static void place_cpus(struct allocator *a, struct task_sched *s, const struct c
 {
 	struct cpumask to = *want;
 
-	if (s->cpus_set && !cpumask_equal(&s->cpus, &s->applied_cpus)) {
-		if (!inside(s, &s->cpuset))
+	/* Shared copies: the same mask is the same pointer. */
+	if (s->cpus_set && s->cpus && s->cpus != s->applied_cpus) {
+		if (!inside(s, s->cpuset))
 			watch_task(a, s);
-		cpumask_and(&to, &s->cpus, want);
+		cpumask_and(&to, s->cpus, want);
 		if (cpumask_empty(&to))
 			to = *want;
 	}
-	s->cpuset = *want;
-	if (!s->cpus_set || !cpumask_equal(&s->cpus, &to)) {
+	keep(a, &s->cpuset, want);
+	if (!s->cpus_set || !s->cpus || !cpumask_equal(s->cpus, &to)) {
 		s->cpus_set = true;
 		set_cpus(a, s, &to);
 	}
@@ -810,8 +1015,13 @@ static void recheck_watched(struct allocator *a, bool sampled)
 			g_hash_table_iter_remove(&iter);
 			continue;
 		}
-		if (kf->ops->get_affinity(kf, s->tid, &s->cpus) == 0 && !inside(s, &s->cpuset))
-			place_cpus(a, s, &s->cpuset);
+		struct cpumask cpus;
+
+		if (kf->ops->get_affinity(kf, s->tid, &cpus) == 0) {
+			keep(a, &s->cpus, &cpus);
+			if (!inside(s, s->cpuset))
+				place_cpus(a, s, s->cpuset);
+		}
 		s->watch -= sampled;
 		a->repeat |= s->escapes > 1;
 	}
@@ -827,14 +1037,13 @@ void alloc_recheck(struct allocator *a)
 	recheck_watched(a, false);
 }
 
-static void apply_cpus(struct allocator *a, const struct sched_task *t, struct task_sched *s)
+static void apply_cpus(struct allocator *a, struct task_sched *s)
 {
-	const struct cpumask *want =
-		t->cpus < 0 ? NULL : &g_array_index(a->view.cpus, struct cpumask, t->cpus);
+	const struct cpumask *want = s->cs ? s->cs->cpus : NULL;
 
 	if (!want) {
 		if (s->cpus_set) {
-			set_cpus(a, s, &s->orig_cpus);
+			set_cpus(a, s, s->orig_cpus);
 			s->cpus_set = false;
 			s->watch = 0;
 		}
@@ -842,10 +1051,16 @@ static void apply_cpus(struct allocator *a, const struct sched_task *t, struct t
 	}
 	/* A forked child's is unknown (alloc_task_fork): what it was born
 	 * with may be its parent's own narrower choice, which it keeps. */
-	if (cpumask_empty(&s->cpus) &&
-	    a->core->kf->ops->get_affinity(a->core->kf, s->tid, &s->cpus) < 0)
-		return;
-	if (s->cpus_set && cpumask_equal(&s->cpuset, want) && inside(s, want))
+	if (!s->cpus) {
+		struct cpumask cpus;
+
+		if (a->core->kf->ops->get_affinity(a->core->kf, s->tid, &cpus) < 0)
+			return;
+		keep(a, &s->cpus, &cpus);
+	}
+	/* Shared copies: the same mask is the same pointer, and what we gave
+	 * it is inside the cpuset it was placed in. */
+	if (s->cpus_set && s->cpuset == want && (s->cpus == s->applied_cpus || inside(s, want)))
 		return;
 	place_cpus(a, s, want);
 }
@@ -864,13 +1079,35 @@ static void end_autogroup_pass(struct allocator *a)
 	}
 }
 
+static void new_work_arrays(struct allocator *a)
+{
+	a->order = g_ptr_array_new();
+	a->active = g_ptr_array_new();
+	a->proc_list = g_ptr_array_new();
+	a->targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target));
+	a->placed = g_array_new(FALSE, FALSE, sizeof(struct placed));
+	a->bucket_refs = g_array_new(FALSE, FALSE, sizeof(struct bucket_ref));
+}
+
+static void free_work_arrays(struct allocator *a)
+{
+	g_ptr_array_unref(a->order);
+	g_ptr_array_unref(a->active);
+	g_ptr_array_unref(a->proc_list);
+	g_array_unref(a->targets);
+	g_array_unref(a->placed);
+	g_array_unref(a->bucket_refs);
+}
+
 /* Weighs every managed thread and applies nice values and affinities. */
 static void place_tasks(struct allocator *a)
 {
-	GArray *targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target)), *placed;
+	GArray *targets = a->targets, *placed = a->placed;
 
-	alloc_weights(&a->view, (struct task_sched *const *)a->order->pdata, targets);
-	placed = bucket_targets(a, targets);
+	g_array_set_size(targets, 0);
+	alloc_weights(&a->groups, (struct task_sched *const *)a->order->pdata, a->order->len,
+		      targets);
+	bucket_targets(a, targets, placed);
 	forget_autogroups(a);
 	/* The originals on file before anything is changed. */
 	if (a->orig)
@@ -878,21 +1115,18 @@ static void place_tasks(struct allocator *a)
 	weigh_autogroups(a);
 	apply_nice(a, placed);
 	for (guint i = 0; i < a->order->len; i++) {
-		const struct sched_task *t = &g_array_index(a->view.tasks, struct sched_task, i);
 		struct task_sched *s = a->order->pdata[i];
 
 		if (!s->seen || s->exited)
 			continue;
-		if (t->group <= 0 && s->nice_set) {
+		if (!s->group && s->nice_set) {
 			if (a->may_lower)
 				set_nice(a, s, s->orig_nice);
 			s->nice_set = false;
 		}
-		apply_cpus(a, t, s);
+		apply_cpus(a, s);
 	}
 	end_autogroup_pass(a);
-	g_array_unref(placed);
-	g_array_unref(targets);
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -968,7 +1202,7 @@ static void rewrite_originals(struct allocator *a)
 	g_hash_table_iter_init(&iter, a->tasks);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
 		if (s->recorded) {
-			struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, s->orig_cpus };
+			struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, *s->orig_cpus };
 
 			alloc_orig_add_task(a->orig, &t);
 		}
@@ -1003,11 +1237,23 @@ bool alloc_keep_originals(struct allocator *a, const char *state, const char *bo
 	return a->orig != NULL;
 }
 
-static bool view_stale(void *data)
+/* Reads the originals of the threads managed since the last pass (one
+ * that cannot be read yet is tried again next pass). */
+static void see_new(struct allocator *a)
 {
-	struct allocator *a = data;
+	guint kept = 0;
 
-	return atomic_exchange(&a->view_stale, false);
+	for (guint i = 0; i < a->unseen->len; i++) {
+		pid_t tid = g_array_index(a->unseen, pid_t, i);
+		struct task_sched *s = alloc_task_lookup(a->tasks, tid);
+
+		if (!s || !s->managed || s->exited || s->seen)
+			continue;
+		see_task(a, s);
+		if (!s->seen)
+			g_array_index(a->unseen, pid_t, kept++) = tid;
+	}
+	g_array_set_size(a->unseen, kept);
 }
 
 void alloc_pass(struct allocator *a, bool sample)
@@ -1015,31 +1261,33 @@ void alloc_pass(struct allocator *a, bool sample)
 	uint64_t start = now_ns();
 	bool reconcile = sample && a->rotation % RECONCILE_PASSES == 0, placing;
 
-	/* A copy only when something changed: a quiet pass costs no walk. */
-	placing = sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, view_stale, a, &a->view);
+	/* A copy of what changed, if anything: a quiet pass costs no walk. */
+	placing = sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, &a->view);
 	take_events(a);
-	if (placing)
-		sync_tasks(a);
+	if (placing) {
+		a->st.copied_groups += a->view.groups->len + a->view.cpusets->len;
+		a->st.copied_tasks += a->view.tasks->len;
+		take_view(a);
+		a->st.weighed_groups = g_hash_table_size(a->groups.by_id);
+	}
 	a->st.managed = a->order->len;
 	if (sample) {
 		sample_tasks(a);
 		a->rotation++;
 	}
 	recheck_watched(a, sample);
-	for (guint i = 0; i < a->order->len; i++) {
-		struct task_sched *s = a->order->pdata[i];
+	see_new(a);
+	for (guint i = 0; reconcile && i < a->active->len; i++) {
+		struct task_sched *s = a->active->pdata[i];
 
-		if (s->exited)
-			continue;
-		if (!s->seen)
-			see_task(a, s);
-		else if (reconcile && s->runnable)
+		if (s->seen && s->runnable)
 			reconcile_task(a, s);
 	}
 	/* Placing costs a walk of every thread: only when something changed
-	 * (or a time dither moves on). */
+	 * (or a time dither moves on, or sessions are to be weighed again:
+	 * a process may have joined one). */
 	a->sessions_stale |= reconcile;
-	if (placing || a->changed || a->dithering || reconcile) {
+	if (placing || a->changed || a->dithering || (reconcile && a->sessions_weighed)) {
 		a->changed = false;
 		place_tasks(a);
 		a->st.placings++;
@@ -1050,30 +1298,32 @@ void alloc_pass(struct allocator *a, bool sample)
 	/* The hierarchy just emptied: give back the whole pages malloc keeps
 	 * free inside its arenas (it trims only an arena's top by itself);
 	 * measured in docs/soak.md. */
-	if (a->view.empty && !a->empty)
+	if (a->view.empty && !a->empty) {
+		if (!a->order->len) {
+			free_work_arrays(a);
+			new_work_arrays(a);
+		}
 		malloc_trim(0);
+	}
 	a->empty = a->view.empty;
 }
 
 static void on_stat(void *data, GString *out);
 
-/* The core's events (core/notify.h), under the core lock: record, kick. */
+/* The core's events (core/notify.h), under the core lock: mark what
+ * changed for the next copy (core/sched_view.h), record, kick. */
 
-static void changed(struct allocator *a)
-{
-	atomic_store(&a->view_stale, true);
-	alloc_kick(a);
-}
-
-/* Tasks moved: the next pass copies the tree again; one back in the root
- * of every hierarchy gets its own nice and affinity back then. */
+/* Tasks moved: one back in the root of every hierarchy gets its own nice
+ * and affinity back at the next pass. */
 static void on_attach(void *data, struct task *const *tasks, unsigned n,
 		      const struct cg_root *root)
 {
-	(void)tasks;
-	(void)n;
+	struct allocator *a = data;
+
 	(void)root;
-	changed(data);
+	for (unsigned i = 0; i < n; i++)
+		sched_view_mark_task(&a->view, tasks[i]);
+	alloc_kick(a);
 }
 
 static void record(struct allocator *a, bool fork, struct task *parent, struct task *t)
@@ -1083,7 +1333,8 @@ static void record(struct allocator *a, bool fork, struct task *parent, struct t
 	g_mutex_lock(&a->events_lock);
 	g_array_append_val(a->events, e);
 	g_mutex_unlock(&a->events_lock);
-	changed(a);
+	sched_view_mark_task(&a->view, t);
+	alloc_kick(a);
 }
 
 static void on_fork(void *data, struct task *parent, struct task *child)
@@ -1097,25 +1348,25 @@ static void on_task_exit(void *data, struct task *t)
 	record(data, false, NULL, t);
 }
 
-/* mkdir, rmdir, shares, cpus: applied soon. */
+/* Shares, cpus: applied soon. Other files change nothing of ours. */
 static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
-	(void)cgrp;
-	(void)file;
-	changed(data);
+	struct allocator *a = data;
+	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
+
+	if (f->ssid < 0 || (f->ssid != a->weight_ssid && f->ssid != a->cpus_ssid))
+		return;
+	sched_view_mark_group(&a->view, cgrp);
+	alloc_kick(a);
 }
 
-static void on_mkdir(void *data, struct cgroup *cgrp)
+/* A group made or about to be removed: its parent's sums change. */
+static void on_group(void *data, struct cgroup *cgrp)
 {
-	(void)cgrp;
-	changed(data);
-}
+	struct allocator *a = data;
 
-static void on_rmdir(void *data, struct cgroup *parent, const char *name)
-{
-	(void)parent;
-	(void)name;
-	changed(data);
+	sched_view_mark_group(&a->view, cgrp);
+	alloc_kick(a);
 }
 
 struct allocator *alloc_new(struct cg_core *core)
@@ -1139,27 +1390,23 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
-	a->procs = g_hash_table_new_full(NULL, NULL, NULL, free_proc);
-	a->proc_list = g_ptr_array_new();
-	a->order = g_ptr_array_new();
+	a->procs = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	new_work_arrays(a);
 	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
 	a->events = g_array_new(FALSE, FALSE, sizeof(struct alloc_event));
 	g_mutex_init(&a->events_lock);
 	g_mutex_init(&a->shown_lock);
-	sched_view_init(&a->view);
-	atomic_store(&a->view_stale, true);	/* the tree as it is now */
+	sched_view_init(&a->view);	/* the tree as it is now */
+	alloc_groups_init(&a->groups);
+	a->cpusets = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_cpuset);
+	a->cpus_pool = cpus_pool_new();
 	a->sub = (struct cg_subscriber){
 		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
-		.changed = on_changed, .mkdir = on_mkdir, .rmdir = on_rmdir, .stat = on_stat,
+		.changed = on_changed, .mkdir = on_group, .removing = on_group, .stat = on_stat,
 	};
 	cg_subscribe(core, &a->sub);
 	return a;
-}
-
-static bool always(void *data)
-{
-	(void)data;
-	return true;
 }
 
 void alloc_free(struct allocator *a)
@@ -1173,7 +1420,7 @@ void alloc_free(struct allocator *a)
 		return;
 	kf = a->core->kf;
 	/* The exits up to now, so that no gone thread's id is touched. */
-	sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, always, NULL, &a->view);
+	sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, &a->view);
 	take_events(a);
 	cg_unsubscribe(a->core, &a->sub);
 	g_hash_table_iter_init(&iter, a->tasks);
@@ -1189,12 +1436,15 @@ void alloc_free(struct allocator *a)
 	alloc_orig_close(a->orig, true);
 	g_hash_table_destroy(a->tasks);
 	g_hash_table_destroy(a->procs);
-	g_ptr_array_unref(a->proc_list);
-	g_ptr_array_unref(a->order);
+	g_array_unref(a->unseen);
+	free_work_arrays(a);
 	g_array_unref(a->charges);
 	g_array_unref(a->events);
 	g_hash_table_destroy(a->autogroups);
 	g_hash_table_destroy(a->watched);
+	alloc_groups_clear(&a->groups);
+	g_hash_table_destroy(a->cpusets);
+	g_hash_table_destroy(a->cpus_pool);	/* emptied with a->tasks */
 	sched_view_clear(&a->view);
 	g_mutex_clear(&a->events_lock);
 	g_mutex_clear(&a->shown_lock);
@@ -1235,9 +1485,13 @@ static void on_stat(void *data, GString *out)
 		"weight_error_ppm %.0f\n"
 		"autogroups_left_alone %u\n"
 		"affinity_escapes %" G_GUINT64_FORMAT "\n"
+		"view_copied_groups %" G_GUINT64_FORMAT "\n"
+		"view_copied_tasks %" G_GUINT64_FORMAT "\n"
+		"weighed_groups %u\n"
 		"privileged %d\n",
 		st.managed, st.passes, st.placings, st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
 		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6,
-		st.autogroups_left_alone, st.escapes, a->may_lower);
+		st.autogroups_left_alone, st.escapes, st.copied_groups, st.copied_tasks,
+		st.weighed_groups, a->may_lower);
 }

@@ -28,6 +28,10 @@ struct alloc_stats {
 	unsigned autogroups_left_alone;
 	/* Times a member was found with an affinity wider than its cpuset. */
 	uint64_t escapes;
+	/* What the passes copied under the core lock (groups and cpusets,
+	 * threads): what changed, not the tree (core/sched_view.h). */
+	uint64_t copied_groups, copied_tasks;
+	unsigned weighed_groups;	/* groups in the allocator's own copy */
 };
 
 struct allocator;

@@ -61,19 +61,19 @@ static double map_bucket(struct nice_bucket *b, double s, bool in_time)
 	       (b->nr - b->nr_heavy) * nice_to_weight(heavy + 1);
 }
 
-/* The largest relative error of a counted bucket at scale s (only the
- * counted ones are mapped: with thousands of sleeping buckets the search
- * would cost them a map each per scale tried). */
-static double error_at(struct nice_bucket *b, unsigned n, double s, bool in_time)
+/* The largest relative error of the counted buckets at scale s (only
+ * those, listed in counted[n], are mapped: with thousands of sleeping
+ * buckets the search would cost them a map each per scale tried, and even
+ * a look at each). */
+static double error_at(struct nice_bucket *const *counted, unsigned n, double s, bool in_time)
 {
 	double worst = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		if (!b[i].counted)
-			continue;
-		double got = map_bucket(&b[i], s, in_time);
+		struct nice_bucket *b = counted[i];
+		double got = map_bucket(b, s, in_time);
 
-		worst = MAX(worst, fabs(got / (b[i].weight * s * b[i].nr) - 1));
+		worst = MAX(worst, fabs(got / (b->weight * s * b->nr) - 1));
 	}
 	return worst;
 }
@@ -84,14 +84,19 @@ double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time)
 {
 	/* Scales that keep every runnable bucket inside its range: not below
 	 * weight 15 (nice 19), not above its min_nice's weight. */
-	double lo = 0, hi = INFINITY, best_s = 1, best_err = INFINITY;
+	double lo = 0, hi = INFINITY, best_s = 1, best_err = INFINITY, err;
 	const double step = 1.25;
+	struct nice_bucket **counted = g_new(struct nice_bucket *, n);
+	unsigned nc = 0;
 
 	/* Only runnable buckets bound it: a sleeping one that does not fit is
 	 * clamped to the range, not allowed to push a running thread of
 	 * another group off its weight against the session's other tasks. */
 	for (unsigned i = 0; i < n; i++) {
-		if (b[i].nr == 0 || b[i].weight <= 0 || !b[i].counted)
+		if (!b[i].counted)
+			continue;
+		counted[nc++] = &b[i];
+		if (b[i].nr == 0 || b[i].weight <= 0)
 			continue;
 		lo = MAX(lo, nice_to_weight(NICE_MAX) / b[i].weight);
 		hi = MIN(hi, nice_to_weight(b[i].min_nice) / b[i].weight);
@@ -114,11 +119,11 @@ double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time)
 	}
 	if (from <= 1 && 1 <= to) {
 		best_s = 1;
-		best_err = error_at(b, n, 1, in_time);
+		best_err = error_at(counted, nc, 1, in_time);
 	}
 	for (unsigned k = 0; k <= SCALE_STEPS; k++) {
 		double s = from * pow(to / from, (double)k / SCALE_STEPS);
-		double err = error_at(b, n, s, in_time);
+		err = error_at(counted, nc, s, in_time);
 
 		/* Ties go to the scale nearest 1. */
 		if (err < best_err - 1e-12 ||
@@ -130,7 +135,9 @@ double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time)
 	for (unsigned i = 0; i < n; i++)
 		if (!b[i].counted)
 			map_bucket(&b[i], best_s, in_time);
-	return error_at(b, n, best_s, in_time);
+	err = error_at(counted, nc, best_s, in_time);
+	g_free(counted);
+	return err;
 }
 
 unsigned nice_bucket_heavy(const struct nice_bucket *b, unsigned pass)

@@ -2,11 +2,22 @@
 /* The allocator's per-thread table. */
 #include "alloc/alloc_task.h"
 
-#include <string.h>
+#include "alloc/alloc_cpus.h"
+
+static void task_free(gpointer p)
+{
+	struct task_sched *s = p;
+
+	cpus_unref(s->orig_cpus);
+	cpus_unref(s->cpus);
+	cpus_unref(s->applied_cpus);
+	cpus_unref(s->cpuset);
+	g_free(s);
+}
 
 GHashTable *alloc_task_table_new(void)
 {
-	return g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	return g_hash_table_new_full(NULL, NULL, NULL, task_free);
 }
 
 struct task_sched *alloc_task_lookup(GHashTable *table, pid_t tid)
@@ -37,6 +48,14 @@ void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
 	s->tid = child;
 	s->ident = *ident;
 	s->exited = false;
+	/* Not managed until the view says so. */
+	s->managed = s->active = false;
+	s->proc_prev = s->proc_next = NULL;
+	s->group = NULL;
+	s->cs = NULL;
+	cpus_ref(s->orig_cpus);
+	cpus_ref(s->applied_cpus);
+	cpus_ref(s->cpuset);
 	s->recorded = false;
 	s->sampled = false;
 	s->runnable = true;
@@ -45,5 +64,5 @@ void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
 	 * pass reads them. */
 	s->nice = NICE_UNKNOWN;
 	s->placed_asleep = false;
-	memset(&s->cpus, 0, sizeof(s->cpus));
+	s->cpus = NULL;
 }

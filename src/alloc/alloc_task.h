@@ -15,9 +15,25 @@
 /* A nice value no thread has: a forked child's until a pass reads it. */
 #define NICE_UNKNOWN INT_MIN
 
+struct alloc_group;
+struct alloc_cpuset;
+
 struct task_sched {
 	pid_t tid;
 	struct task_ident ident;
+	/* Where the view last put it (alloc.c): managed, in order[order_index]
+	 * and in its process's list of threads; its group of the weighing
+	 * hierarchy (NULL: the root) and its cpuset (NULL: the root's). */
+	bool managed;
+	guint order_index;
+	/* In active[active_index]: sampled every period (not sampled yet, or
+	 * runnable). */
+	bool active;
+	guint active_index;
+	struct task_sched *proc_prev, *proc_next;
+	struct alloc_group *group;
+	struct alloc_cpuset *cs;
+	double own;			/* its own weight, as counted in group's sums */
 	bool exited;			/* its exit was heard of: no more calls */
 	bool seen;			/* orig_* and autogroup were read */
 	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
@@ -25,9 +41,10 @@ struct task_sched {
 	bool placed_asleep;		/* its nice was set while it slept */
 	int orig_nice, nice;		/* nice: the value it has now */
 	int owner_floor;		/* the lowest nice its owner could set */
-	struct cpumask orig_cpus, cpus;	/* cpus: the affinity it has now */
-	struct cpumask applied_cpus;	/* what we last gave it */
-	struct cpumask cpuset;		/* its cpuset's CPUs when last placed */
+	/* Shared copies (alloc_cpus.h; NULL: not known). cpus: the affinity
+	 * it has now; applied_cpus: what we last gave it; cpuset: its
+	 * cpuset's CPUs when last placed. */
+	const struct cpumask *orig_cpus, *cpus, *applied_cpus, *cpuset;
 	/* Found wider than its cpuset: re-read every pass while watch (sampled
 	 * passes left) is not 0; escapes counts the times (alloc.c). */
 	unsigned watch, escapes;
@@ -37,7 +54,7 @@ struct task_sched {
 	uint64_t run_ns, wait_ns, at_ns;
 };
 
-/* tid -> struct task_sched *. */
+/* tid -> struct task_sched * (which holds its shared masks). */
 GHashTable *alloc_task_table_new(void);
 
 /* The thread's entry, or NULL. */

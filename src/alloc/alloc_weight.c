@@ -1,72 +1,193 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The group-fair weight of every managed thread. */
+/* The allocator's weighing hierarchy: sums kept as things change, weights
+ * worked out along a thread's path. */
 #include "alloc/alloc_weight.h"
 
 #include "alloc/alloc_nice.h"
 
-static double task_own_weight(const struct task_sched *s)
+void alloc_groups_init(struct alloc_groups *gs)
 {
-	return s->seen ? nice_to_weight(s->orig_nice) : nice_to_weight(0);
+	gs->by_id = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	gs->gen = 0;
 }
 
-struct group_sums {
-	bool busy;			/* a runnable thread below */
-	double all, runnable;		/* its entities' weights: everyone's, the runnable's */
-	double weight;			/* its own effective weight */
-};
-
-void alloc_weights(const struct sched_view *v, struct task_sched *const *sched,
-		   GArray *targets)
+void alloc_groups_clear(struct alloc_groups *gs)
 {
-	const struct sched_group *g = (const struct sched_group *)v->groups->data;
-	const struct sched_task *t = (const struct sched_task *)v->tasks->data;
-	guint ng = v->groups->len, nt = v->tasks->len;
-	struct group_sums *sum = g_new0(struct group_sums, ng);
+	g_hash_table_destroy(gs->by_id);
+}
 
-	for (guint i = 0; i < nt; i++)
-		if (t[i].group > 0 && sched[i]->runnable)
-			sum[t[i].group].busy = true;
-	/* Parents come first: backwards, every child is done before its parent. */
-	for (guint i = ng; i-- > 1;)
-		if (sum[i].busy)
-			sum[g[i].parent].busy = true;
-	for (guint i = 1; i < ng; i++) {
-		sum[g[i].parent].all += g[i].shares;
-		if (sum[i].busy)
-			sum[g[i].parent].runnable += g[i].shares;
-	}
-	for (guint i = 0; i < nt; i++) {
-		double own = task_own_weight(sched[i]);
+struct alloc_group *alloc_group_get(struct alloc_groups *gs, uint64_t id)
+{
+	struct alloc_group *g = g_hash_table_lookup(gs->by_id, &id);
 
-		if (t[i].group <= 0)
-			continue;
-		sum[t[i].group].all += own;
-		if (sched[i]->runnable)
-			sum[t[i].group].runnable += own;
+	if (!g) {
+		g = g_new0(struct alloc_group, 1);
+		g->id = id;
+		g_hash_table_insert(gs->by_id, &g->id, g);
 	}
+	g->refs++;
+	return g;
+}
+
+void alloc_group_put(struct alloc_groups *gs, struct alloc_group *g)
+{
+	while (g && --g->refs == 0) {
+		struct alloc_group *parent = g->parent;
+
+		g_hash_table_remove(gs->by_id, &g->id);
+		g = parent;		/* the child's reference on it */
+	}
+}
+
+/* g gained (delta 1) or lost (-1) a running entity: a group that becomes
+ * busy or idle is one more or one less in its parent's. */
+static void running(struct alloc_group *g, int delta)
+{
+	for (; g; g = g->parent) {
+		bool was = g->nr_running > 0;
+
+		g->nr_running = (unsigned)((int)g->nr_running + delta);
+		if (!g->linked || !g->parent || was == (g->nr_running > 0))
+			return;
+		g->parent->runnable += delta * g->shares;
+	}
+}
+
+/* Counts g in its parent's sums (sign 1), or stops counting it (-1). */
+static void count_in(struct alloc_group *g, int sign)
+{
+	struct alloc_group *p = g->parent;
+
+	g->linked = sign > 0;
+	if (!p)
+		return;
+	p->all += sign * g->shares;
+	if (g->nr_running) {
+		p->runnable += sign * g->shares;
+		running(p, sign);
+	}
+}
+
+void alloc_group_set(struct alloc_groups *gs, const struct sched_group *sg)
+{
+	struct alloc_group *g = alloc_group_get(gs, sg->id);
+	struct alloc_group *parent = sg->parent ? alloc_group_get(gs, sg->parent) : NULL;
+
+	if (!g->in_tree) {
+		g->in_tree = true;
+		g->refs++;		/* the tree's, until it is removed */
+	}
+	if (g->linked)
+		count_in(g, -1);
+	if (g->parent != parent) {
+		struct alloc_group *old = g->parent;
+
+		g->parent = parent;	/* parent's reference is now g's */
+		alloc_group_put(gs, old);
+	} else {
+		alloc_group_put(gs, parent);
+	}
+	g->shares = sg->shares;
+	count_in(g, 1);
+	alloc_group_put(gs, g);
+}
+
+void alloc_group_remove(struct alloc_groups *gs, uint64_t id)
+{
+	struct alloc_group *g = g_hash_table_lookup(gs->by_id, &id);
+
+	if (!g || !g->in_tree)
+		return;
+	if (g->linked)
+		count_in(g, -1);
+	g->in_tree = false;
+	alloc_group_put(gs, g);
+}
+
+/* Counts the thread in its group's sums (sign 1), or stops (-1). */
+static void join(struct task_sched *s, int sign)
+{
+	struct alloc_group *g = s->group;
+
+	if (!g)
+		return;
+	if (sign > 0)
+		s->own = s->seen ? nice_to_weight(s->orig_nice) : nice_to_weight(0);
+	g->all += sign * s->own;
+	if (s->runnable) {
+		g->runnable += sign * s->own;
+		running(g, sign);
+	}
+}
+
+void alloc_task_set_group(struct alloc_groups *gs, struct task_sched *s,
+			  struct alloc_group *g)
+{
+	struct alloc_group *old = s->group;
+
+	if (old == g)
+		return;
+	join(s, -1);
+	if (g)
+		g->refs++;
+	s->group = g;
+	join(s, 1);
+	alloc_group_put(gs, old);
+}
+
+void alloc_task_set_runnable(struct task_sched *s, bool runnable)
+{
+	if (s->runnable == runnable)
+		return;
+	join(s, -1);
+	s->runnable = runnable;
+	join(s, 1);
+}
+
+void alloc_task_reweigh(struct task_sched *s)
+{
+	join(s, -1);
+	join(s, 1);
+}
+
+/* A share over a sum that may be 0 (a group whose view is not complete
+ * yet): then the whole. */
+static double part(double whole, double share, double sum)
+{
+	return sum > 0 ? whole * share / sum : whole;
+}
+
+static double group_weight(struct alloc_groups *gs, struct alloc_group *g)
+{
+	const struct alloc_group *p = g->parent;
+
+	if (g->gen == gs->gen)
+		return g->weight;
 	/* Each top-level group weighs its shares against the rest of the
 	 * system, whatever its siblings do. */
-	for (guint i = 1; i < ng; i++) {
-		const struct group_sums *p = &sum[g[i].parent];
+	g->weight = !p ? g->shares
+		       : part(group_weight(gs, g->parent), g->shares,
+			      g->nr_running ? p->runnable : p->all);
+	g->gen = gs->gen;
+	return g->weight;
+}
 
-		sum[i].weight = g[i].parent == 0 ? g[i].shares
-			: p->weight * g[i].shares / (sum[i].busy ? p->runnable : p->all);
-	}
-	for (guint i = 0; i < nt; i++) {
-		const struct group_sums *p;
+void alloc_weights(struct alloc_groups *gs, struct task_sched *const *order, unsigned n,
+		   GArray *targets)
+{
+	gs->gen++;
+	for (unsigned i = 0; i < n; i++) {
+		struct task_sched *s = order[i];
+		const struct alloc_group *g = s->group;
 		struct alloc_target target;
 
-		if (t[i].group <= 0)
+		if (!g)
 			continue;
-		p = &sum[t[i].group];
 		target = (struct alloc_target){
-			.s = sched[i],
-			.leaf = g[t[i].group].id,
-			.weight = p->weight * task_own_weight(sched[i]) /
-				  (sched[i]->runnable ? p->runnable : p->all),
-			.runnable = sched[i]->runnable,
+			.s = s,
+			.weight = part(group_weight(gs, s->group), s->own,
+				       s->runnable ? g->runnable : g->all),
 		};
 		g_array_append_val(targets, target);
 	}
-	g_free(sum);
 }

@@ -541,6 +541,7 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
 		ret = -EBUSY;
 	else if (ret == 0) {
+		cg_notify(core, removing, cgrp);
 		cgroup_destroy(cgrp);
 		/* The release agent's cue too: parent may have lost its last
 		 * child. */

@@ -65,6 +65,9 @@ struct cg_subscriber {
 	int (*prepare)(void *data, const struct cg_change *change);
 
 	void (*mkdir)(void *data, struct cgroup *cgrp);
+	/* An rmdir passed its checks: cgrp is removed right after (rmdir
+	 * follows); the last moment its id can be read. */
+	void (*removing)(void *data, struct cgroup *cgrp);
 	/* After the group parent/name is gone (a snapshot made now has it
 	 * no more). */
 	void (*rmdir)(void *data, struct cgroup *parent, const char *name);

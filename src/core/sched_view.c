@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The allocator's copy of the tree, and charging what it sampled. */
+/* The allocator's copy of what changed in the tree, and charging what it
+ * sampled. */
 #include "core/sched_view.h"
 
 #include "core/css_set.h"
@@ -8,32 +9,34 @@
 
 void sched_view_init(struct sched_view *v)
 {
+	v->dirty_groups = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, NULL);
+	v->dirty_tasks = g_hash_table_new(NULL, NULL);
+	v->dirty_all = true;
 	v->groups = g_array_new(FALSE, FALSE, sizeof(struct sched_group));
+	v->cpusets = g_array_new(FALSE, FALSE, sizeof(struct sched_cpuset));
 	v->tasks = g_array_new(FALSE, FALSE, sizeof(struct sched_task));
-	v->cpus = g_array_new(FALSE, FALSE, sizeof(struct cpumask));
 	v->empty = true;
 }
 
 void sched_view_clear(struct sched_view *v)
 {
+	g_hash_table_destroy(v->dirty_groups);
+	g_hash_table_destroy(v->dirty_tasks);
 	g_array_unref(v->groups);
+	g_array_unref(v->cpusets);
 	g_array_unref(v->tasks);
-	g_array_unref(v->cpus);
 }
 
-static void copy_groups(struct cgroup *cgrp, int parent, int ssid, GArray *out,
-			GHashTable *index)
+void sched_view_mark_group(struct sched_view *v, const struct cgroup *cgrp)
 {
-	struct css *css = cgrp->subsys[ssid];
-	struct sched_group g = { cgrp->id, parent, parent < 0 ? 0 : (double)css->ss->weight(css) };
-	int me = (int)out->len;
-	GHashTableIter iter;
-	struct cgroup *child;
+	if (!v->dirty_all && !g_hash_table_contains(v->dirty_groups, &cgrp->id))
+		g_hash_table_add(v->dirty_groups, g_memdup2(&cgrp->id, sizeof(cgrp->id)));
+}
 
-	g_array_append_val(out, g);
-	g_hash_table_insert(index, cgrp, GINT_TO_POINTER(me + 1));
-	cgroup_for_each_child(child, &iter, cgrp)
-		copy_groups(child, me, ssid, out, index);
+void sched_view_mark_task(struct sched_view *v, const struct task *t)
+{
+	if (!v->dirty_all)
+		g_hash_table_add(v->dirty_tasks, GINT_TO_POINTER(t->tid));
 }
 
 static struct cg_root *root_of(struct cg_core *core, int ssid)
@@ -47,48 +50,125 @@ static struct cg_root *root_of(struct cg_core *core, int ssid)
 	return NULL;
 }
 
-static int cpus_index(struct css *css, GArray *out, GHashTable *index)
-{
-	gpointer found = g_hash_table_lookup(index, css);
+/* What a take reads: the two hierarchies and where to put what it finds. */
+struct take {
+	struct cg_core *core;
+	int weight_ssid, cpus_ssid;
+	struct cg_root *weight_root, *cpus_root;
+	struct sched_view *v;
+};
 
-	if (found)
-		return GPOINTER_TO_INT(found) - 1;
-	g_array_append_vals(out, css->ss->cpus(css), 1);
-	g_hash_table_insert(index, css, GINT_TO_POINTER(out->len));
-	return (int)out->len - 1;
+static void copy_group(struct take *tk, struct cgroup *cgrp)
+{
+	struct css *css = cgrp->subsys[tk->weight_ssid];
+	struct sched_group g = {
+		.id = cgrp->id,
+		.parent = cgrp->parent == tk->weight_root->top ? 0 : cgrp->parent->id,
+		.shares = (double)css->ss->weight(css),
+	};
+
+	g_array_append_val(tk->v->groups, g);
 }
 
-static void copy(struct cg_core *core, int weight_ssid, int cpus_ssid, struct sched_view *v)
+static void copy_cpuset(struct take *tk, struct cgroup *cgrp)
 {
-	struct cg_root *root = root_of(core, weight_ssid);
-	GHashTable *groups = g_hash_table_new(NULL, NULL), *cpusets = g_hash_table_new(NULL, NULL);
+	struct css *css = cgrp->subsys[tk->cpus_ssid];
+	struct sched_cpuset cs = { .id = cgrp->id, .cpus = *css->ss->cpus(css) };
+
+	g_array_append_val(tk->v->cpusets, cs);
+}
+
+/* A cpuset's children's effective CPUs follow its own. */
+static void copy_cpusets_below(struct take *tk, struct cgroup *cgrp)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	cgroup_for_each_child(child, &iter, cgrp) {
+		copy_cpuset(tk, child);
+		copy_cpusets_below(tk, child);
+	}
+}
+
+/* The group, and with every its descendants, parents first. */
+static void copy_tree(struct take *tk, struct cgroup *cgrp, bool every)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	if (cgrp->parent && cgrp->root == tk->weight_root)
+		copy_group(tk, cgrp);
+	if (cgrp->parent && cgrp->root == tk->cpus_root)
+		copy_cpuset(tk, cgrp);
+	if (every)
+		cgroup_for_each_child(child, &iter, cgrp)
+			copy_tree(tk, child, true);
+	else if (cgrp->root == tk->cpus_root)
+		copy_cpusets_below(tk, cgrp);
+}
+
+static uint64_t group_of(const struct task *t, int ssid, const struct cg_root *root)
+{
+	struct cgroup *cgrp;
+
+	if (!root)
+		return 0;
+	cgrp = t->cset->subsys[ssid]->cgroup;
+	return cgrp == root->top ? 0 : cgrp->id;
+}
+
+static void copy_task(struct take *tk, pid_t tid, const struct task *t)
+{
+	struct sched_task st = { .tid = tid, .gone = !t || t->cset == tk->core->init_css_set };
+
+	if (!st.gone) {
+		st.ident = t->ident;
+		st.group = group_of(t, tk->weight_ssid, tk->weight_root);
+		st.cpuset = group_of(t, tk->cpus_ssid, tk->cpus_root);
+	}
+	g_array_append_val(tk->v->tasks, st);
+}
+
+static void copy_all(struct take *tk)
+{
 	GHashTableIter iter;
 	struct task *t;
 
-	g_array_set_size(v->groups, 0);
-	g_array_set_size(v->tasks, 0);
-	g_array_set_size(v->cpus, 0);
-	if (root)
-		copy_groups(root->top, -1, weight_ssid, v->groups, groups);
-	g_hash_table_iter_init(&iter, core->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
-		struct sched_task st = { t->tid, t->ident, -1, -1 };
+	for (guint i = 0; i < tk->core->roots->len; i++) {
+		struct cg_root *root = g_ptr_array_index(tk->core->roots, i);
 
-		if (t->cset == core->init_css_set)
-			continue;
-		if (root) {
-			struct css *css = t->cset->subsys[weight_ssid];
-
-			st.group = GPOINTER_TO_INT(g_hash_table_lookup(groups, css->cgroup)) - 1;
-		}
-		if (cpus_ssid >= 0 && t->cset->subsys[cpus_ssid]->parent)
-			st.cpus = cpus_index(t->cset->subsys[cpus_ssid], v->cpus, cpusets);
-		g_array_append_val(v->tasks, st);
+		if (root == tk->weight_root || root == tk->cpus_root)
+			copy_tree(tk, root->top, true);
 	}
-	v->empty = !g_hash_table_size(core->tasks) &&
-		   g_hash_table_size(core->cgroups) == core->roots->len;
-	g_hash_table_destroy(groups);
-	g_hash_table_destroy(cpusets);
+	g_hash_table_iter_init(&iter, tk->core->tasks);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+		if (t->cset != tk->core->init_css_set)
+			copy_task(tk, t->tid, t);
+}
+
+static void copy_marked(struct take *tk)
+{
+	GHashTableIter iter;
+	gpointer key;
+
+	g_hash_table_iter_init(&iter, tk->v->dirty_groups);
+	while (g_hash_table_iter_next(&iter, &key, NULL)) {
+		uint64_t id = *(const uint64_t *)key;
+		struct cgroup *cgrp = cgroup_by_id(tk->core, id);
+		struct sched_group g = { .id = id, .gone = true };
+		struct sched_cpuset cs = { .id = id, .gone = true };
+
+		if (cgrp) {
+			copy_tree(tk, cgrp, false);
+			continue;
+		}
+		/* Removed: the owner forgets whichever it knew. */
+		g_array_append_val(tk->v->groups, g);
+		g_array_append_val(tk->v->cpusets, cs);
+	}
+	g_hash_table_iter_init(&iter, tk->v->dirty_tasks);
+	while (g_hash_table_iter_next(&iter, &key, NULL))
+		copy_task(tk, GPOINTER_TO_INT(key), task_lookup(tk->core, GPOINTER_TO_INT(key)));
 }
 
 bool sched_view_mounted(struct cg_core *core, int ssid)
@@ -101,18 +181,47 @@ bool sched_view_mounted(struct cg_core *core, int ssid)
 	return mounted;
 }
 
-bool sched_view_take(struct cg_core *core, int weight_ssid, int cpus_ssid,
-		     bool (*changed)(void *data), void *data, struct sched_view *v)
+/* Emptied; one that held many is made anew, so that a large copy (the
+ * first) does not keep its memory for good. */
+static void empty_array(GArray **arr)
 {
-	bool copied = false;
+	if ((*arr)->len > 1024) {
+		guint size = g_array_get_element_size(*arr);
+
+		g_array_unref(*arr);
+		*arr = g_array_new(FALSE, FALSE, size);
+	}
+	g_array_set_size(*arr, 0);
+}
+
+bool sched_view_take(struct cg_core *core, int weight_ssid, int cpus_ssid,
+		     struct sched_view *v)
+{
+	struct take tk = { core, weight_ssid, cpus_ssid, NULL, NULL, v };
+	bool copied;
 	unsigned slot;
 
+	empty_array(&v->groups);
+	empty_array(&v->cpusets);
+	empty_array(&v->tasks);
 	cg_catch_up_if_pending(core);
-	/* A copy changes nothing: readers go on beside it. */
+	/* A copy changes nothing of the tree: readers go on beside it. The
+	 * marks are the view's own: writers, who make them, wait. */
 	slot = cg_read_lock(&core->lock);
-	if (changed(data)) {
-		copy(core, weight_ssid, cpus_ssid, v);
-		copied = true;
+	copied = v->dirty_all || g_hash_table_size(v->dirty_groups) ||
+		 g_hash_table_size(v->dirty_tasks);
+	if (copied) {
+		tk.weight_root = root_of(core, weight_ssid);
+		tk.cpus_root = root_of(core, cpus_ssid);
+		if (v->dirty_all)
+			copy_all(&tk);
+		else
+			copy_marked(&tk);
+		v->empty = !g_hash_table_size(core->tasks) &&
+			   g_hash_table_size(core->cgroups) == core->roots->len;
+		v->dirty_all = false;
+		g_hash_table_remove_all(v->dirty_groups);
+		g_hash_table_remove_all(v->dirty_tasks);
 	}
 	cg_read_unlock(&core->lock, slot);
 	return copied;

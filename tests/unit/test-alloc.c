@@ -4,6 +4,7 @@
  * has a known answer: the group-fair weights of CFS group scheduling. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
@@ -957,6 +958,272 @@ static void test_whole_heavy_count_rotates(void)
 	teardown(&e);
 }
 
+/* The incremental view (core/sched_view.h): a pass copies what changed. */
+
+/* Groups G0..Gn-1, each with one sleeping single-threaded process. */
+static void make_flat(struct env *e, struct group *g, char (*names)[8], unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "G%u", i);
+		g[i] = (struct group){ names[i], 1000 + 10 * (pid_t)i, 1, 0 };
+	}
+	make_groups(e, g, n);
+}
+
+static void test_view_copies_what_changed(void)
+{
+	struct env e;
+	struct group g[100];
+	char names[100][8];
+	struct alloc_stats before;
+
+	setup(&e);
+	make_flat(&e, g, names, 100);
+	alloc_pass(alloc, true);
+	alloc_pass(alloc, true);
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, 100);
+	g_assert_cmpuint(alloc_stats(alloc)->weighed_groups, ==, 100);
+	before = *alloc_stats(alloc);
+	alloc_pass(alloc, true);	/* nothing changed: nothing copied */
+	g_assert_cmpuint(alloc_stats(alloc)->copied_tasks, ==, before.copied_tasks);
+	g_assert_cmpuint(alloc_stats(alloc)->copied_groups, ==, before.copied_groups);
+	/* One move: one thread; one shares write: one group. */
+	wr_ok(&e, group_id(&e, "G1"), "tasks", "1000");
+	alloc_pass(alloc, true);
+	g_assert_cmpuint(alloc_stats(alloc)->copied_tasks, ==, before.copied_tasks + 1);
+	g_assert_cmpuint(alloc_stats(alloc)->copied_groups, ==, before.copied_groups);
+	wr_ok(&e, group_id(&e, "G2"), "cpu.shares", "2048");
+	alloc_pass(alloc, true);
+	g_assert_cmpuint(alloc_stats(alloc)->copied_tasks, ==, before.copied_tasks + 1);
+	/* The group, and its cpuset (one hierarchy holds both here). */
+	g_assert_cmpuint(alloc_stats(alloc)->copied_groups, ==, before.copied_groups + 2);
+	/* A group made and one removed: two more; the empty G0 is gone. */
+	mkdir_ok(&e, e.top[0], "H");
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "G0", &root_cred), ==, 0);
+	alloc_pass(alloc, true);
+	g_assert_cmpuint(alloc_stats(alloc)->copied_groups, ==, before.copied_groups + 6);
+	g_assert_cmpuint(alloc_stats(alloc)->weighed_groups, ==, 100);
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, 100);
+	teardown(&e);
+}
+
+/* Changes made while a pass works without the core lock (here, from inside
+ * its first nice call) are in the next pass. */
+static struct env *hook_env;
+static const struct kfacade_ops *real_ops;
+static void (*hook)(struct env *e);
+
+static int hooked_set_nice(struct kfacade *kf, pid_t tid, int nice)
+{
+	int ret = real_ops->set_nice(kf, tid, nice);
+	void (*once)(struct env *e) = hook;
+
+	hook = NULL;
+	if (once)
+		once(hook_env);
+	return ret;
+}
+
+static void hook_nice(struct env *e, void (*fn)(struct env *e))
+{
+	static struct kfacade_ops ops;
+
+	real_ops = e->core->kf->ops;
+	ops = *real_ops;
+	ops.set_nice = hooked_set_nice;
+	e->core->kf->ops = &ops;
+	hook_env = e;
+	hook = fn;
+}
+
+static void unhook_nice(struct env *e)
+{
+	e->core->kf->ops = real_ops;
+}
+
+/* B's shares and a thread moved into A, while a pass runs. */
+static void change_during_pass(struct env *e)
+{
+	wr_ok(e, group_id(e, "B"), "cpu.shares", "2048");
+	wr_ok(e, group_id(e, "A"), "tasks", "101");
+}
+
+static void test_view_change_during_pass(void)
+{
+	struct env e;
+	struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+	const double want[] = { 100.0 / 3, 200.0 / 3 };
+
+	setup(&e);
+	fake_kf_add_process(e.fk, 100, 2);	/* 101 stays in the root for now */
+	wr_ok(&e, group_id(&e, "A"), "tasks", "100");
+	make_groups(&e, g + 1, 1);
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "512");	/* a nice call to come */
+	hook_nice(&e, change_during_pass);
+	run_period(&e, g, 2);
+	g_assert_null(hook);	/* it ran, inside the pass */
+	unhook_nice(&e);
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, 2);
+	/* The passes after have both: A (100, 101) 1024, B 2048. */
+	g[0].nr = g[0].busy = 2;
+	expect_shares(&e, g, 2, want, 0.5);
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, 3);
+	teardown(&e);
+}
+
+/* A group and a thread marked for the next copy, then removed, or gone,
+ * before it: the copy says so, and nothing is asked of the gone thread. */
+static void test_view_marked_then_gone(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 2, 2 }, { "C", 300, 1, 1 } };
+	struct fake_kf_calls before;
+	uint64_t a, b;
+
+	setup(&e);
+	make_groups(&e, g, 3);
+	a = group_id(&e, "A");
+	b = group_id(&e, "B");
+	wr_ok(&e, group_id(&e, "C"), "cpu.shares", "335");
+	run_period(&e, g, 3);
+	run_period(&e, g, 3);
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, 4);
+	g_assert_cmpint(fake_kf_nice(e.fk, 300), ==, 5);
+	/* A: shares written (marked), its thread back to the root (marked),
+	 * the group removed: all before the next pass. */
+	wr_ok(&e, a, "cpu.shares", "2048");
+	wr_ok(&e, e.top[0], "tasks", "100");
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "A", &root_cred), ==, 0);
+	/* B's threads moved in (marked), then gone: one exits, the other's id
+	 * is reused by a new thread of a process in the root. */
+	wr_ok(&e, b, "cpu.shares", "4096");
+	fake_kf_exit(e.fk, 200);
+	fake_kf_reuse(e.fk, 201, 201);
+	/* A group made and removed between two passes. */
+	mkdir_ok(&e, e.top[0], "D");
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "D", &root_cred), ==, 0);
+	/* C's thread leaves (marked) and C goes. */
+	wr_ok(&e, e.top[0], "tasks", "300");
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "C", &root_cred), ==, 0);
+	before = fake_kf_calls(e.fk);
+	alloc_pass(alloc, true);
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, 0);
+	/* B stays, empty; A, C and D are gone from the allocator's copy. */
+	g_assert_cmpuint(alloc_stats(alloc)->weighed_groups, ==, 1);
+	/* 300's nice comes back (one call); 100 (A alone: nice 0) had its
+	 * own, and the gone and the reused ids are not touched. */
+	g_assert_cmpint(fake_kf_nice(e.fk, 300), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 201), ==, 0);
+	g_assert_cmpuint(fake_kf_calls(e.fk).nice - before.nice, ==, 1);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "B", &root_cred), ==, 0);
+	alloc_pass(alloc, true);
+	g_assert_cmpuint(alloc_stats(alloc)->weighed_groups, ==, 0);
+	teardown(&e);
+}
+
+/* Passes run on a thread of their own while another moves threads and
+ * changes shares: once both stop, one more pass knows where every thread
+ * is (no mark lost), and each group's busy weight follows its shares. */
+#define RACE_GROUPS 8
+#define RACE_THREADS 24
+
+static gboolean race_stop;
+static gint race_passes_run;
+
+static gpointer race_passes(gpointer data)
+{
+	(void)data;
+	while (!g_atomic_int_get(&race_stop)) {
+		alloc_pass(alloc, false);
+		g_atomic_int_inc(&race_passes_run);
+	}
+	return NULL;
+}
+
+/* Lets a pass or two run between changes. */
+static void race_wait_pass(void)
+{
+	gint seen = g_atomic_int_get(&race_passes_run);
+
+	for (int i = 0; i < 1000 && g_atomic_int_get(&race_passes_run) == seen; i++)
+		g_usleep(10);
+}
+
+static void test_view_passes_while_moving(void)
+{
+	static const char *const shares[] = { "512", "1024", "2048", "3072" };
+	struct env e;
+	uint64_t ids[RACE_GROUPS];
+	unsigned where[RACE_THREADS], share[RACE_GROUPS] = { 0 };
+	double w[RACE_GROUPS] = { 0 }, total = 0, total_shares = 0;
+	GRand *rnd = g_rand_new_with_seed(12);
+	char name[8], pid[16];
+	GThread *passes;
+
+	setup(&e);
+	for (unsigned i = 0; i < RACE_GROUPS; i++) {
+		snprintf(name, sizeof(name), "R%u", i);
+		ids[i] = mkdir_ok(&e, e.top[0], name);
+		share[i] = 1024;
+	}
+	for (unsigned k = 0; k < RACE_THREADS; k++)
+		fake_kf_add_process(e.fk, 2000 + (pid_t)k, 1);
+	g_atomic_int_set(&race_stop, FALSE);
+	g_atomic_int_set(&race_passes_run, 0);
+	passes = g_thread_new("passes", race_passes, NULL);
+	for (unsigned k = 0; k < RACE_THREADS; k++) {
+		where[k] = k % RACE_GROUPS;
+		snprintf(pid, sizeof(pid), "%u", 2000 + k);
+		wr_ok(&e, ids[where[k]], "tasks", pid);
+	}
+	for (unsigned m = 0; m < 3000; m++) {
+		unsigned k = (unsigned)g_rand_int_range(rnd, 0, RACE_THREADS);
+		unsigned to = (unsigned)g_rand_int_range(rnd, 0, RACE_GROUPS);
+
+		if (m % 3 == 0)
+			race_wait_pass();
+
+		if (m % 10 == 0) {
+			unsigned s = (unsigned)g_rand_int_range(rnd, 0, G_N_ELEMENTS(shares));
+
+			wr_ok(&e, ids[to], "cpu.shares", shares[s]);
+			share[to] = (unsigned)atoi(shares[s]);
+			continue;
+		}
+		where[k] = to;
+		snprintf(pid, sizeof(pid), "%u", 2000 + k);
+		wr_ok(&e, ids[to], "tasks", pid);
+	}
+	g_atomic_int_set(&race_stop, TRUE);
+	g_thread_join(passes);
+	g_assert_cmpint(g_atomic_int_get(&race_passes_run), >=, 1000);
+	/* Every thread busy: a group's weight over the total follows its
+	 * shares over those of the groups that hold threads. */
+	for (int period = 0; period < 40; period++) {
+		for (unsigned k = 0; k < RACE_THREADS; k++)
+			fake_kf_run(e.fk, 2000 + (pid_t)k, 50 * MS, 50 * MS, 0);
+		alloc_pass(alloc, true);
+		if (period < 2)
+			continue;
+		for (unsigned k = 0; k < RACE_THREADS; k++)
+			w[where[k]] += nice_to_weight(fake_kf_nice(e.fk, 2000 + (pid_t)k));
+	}
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, RACE_THREADS);
+	for (unsigned i = 0; i < RACE_GROUPS; i++) {
+		total += w[i];
+		total_shares += w[i] > 0 ? share[i] : 0;
+	}
+	for (unsigned i = 0; i < RACE_GROUPS; i++) {
+		double got = 100 * w[i] / total, want = w[i] > 0 ? 100 * share[i] / total_shares : 0;
+
+		if (fabs(got - want) > 0.5)
+			FAILF("R%u: %.2f%% of the weight, want %.2f%%", i, got, want);
+	}
+	g_rand_free(rnd);
+	teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -990,5 +1257,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/originals-after-crash", test_originals_after_crash);
 	g_test_add_func("/alloc/originals-file-care", test_originals_file_care);
 	g_test_add_func("/alloc/whole-heavy-count-rotates", test_whole_heavy_count_rotates);
+	g_test_add_func("/alloc/view/copies-what-changed", test_view_copies_what_changed);
+	g_test_add_func("/alloc/view/change-during-pass", test_view_change_during_pass);
+	g_test_add_func("/alloc/view/marked-then-gone", test_view_marked_then_gone);
+	g_test_add_func("/alloc/view/passes-while-moving", test_view_passes_while_moving);
 	return g_test_run();
 }
