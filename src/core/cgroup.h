@@ -70,6 +70,15 @@ struct cgroup_subsys {
 	const struct cpumask *(*cpus)(struct css *css);
 	/* Accounting: a member thread ran for delta, on CPU delta->cpu. */
 	void (*charge)(struct css *css, const struct task_cputime *delta);
+	/* Counting: task t left css from for css to (from NULL: t is new;
+	 * to NULL: t exited), called on every such change, t->dying as it
+	 * is then. */
+	void (*migrate)(const struct task *t, struct css *from, struct css *to);
+	/* A child a member of css forked is about to join css: 0, or -EAGAIN
+	 * when the kernel's fork would have failed (pids.max). User space
+	 * cannot fail a fork: the core marks the child dying before it joins
+	 * (migrate) and kills it once it lets the lock go. */
+	int (*can_fork)(struct css *css);
 };
 
 /* Bits of cgroup->flags, as in the kernel. */

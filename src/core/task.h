@@ -21,6 +21,10 @@ struct task {
 	 * not read /proc (task_account). */
 	uint64_t charged_proc_ns;
 	struct task *proc_prev, *proc_next;	/* its process's tracked threads (task_proc.h) */
+	/* Forked over a limit (a controller's can_fork), or by a dying
+	 * parent: killed, its exit report to come. Set only while the task
+	 * is in init_css_set, before it joins its parent's groups. */
+	bool dying;
 };
 
 /* The tracked task with this id, or NULL (it is then in init_css_set). */
