@@ -317,32 +317,35 @@ static void task_resync(struct cg_core *core)
 	task_adopt_orphans(core);
 }
 
+bool task_catch_up_batch(struct cg_core *core, unsigned max)
+{
+	struct task_event ev[TASK_CATCH_UP_BATCH];
+	int n = core->kf->ops->task_events(core->kf, ev, MIN(max, G_N_ELEMENTS(ev)));
+
+	if (n < 0) {
+		task_resync(core);
+		return true;	/* and read on */
+	}
+	for (int i = 0; i < n; i++) {
+		struct task *t;
+
+		if (ev[i].what == TASK_EVENT_FORK) {
+			task_fork(core, &ev[i]);
+		} else if (ev[i].what == TASK_EVENT_EXEC) {
+			task_exec(core, &ev[i]);
+		} else if ((t = task_lookup(core, ev[i].tid))) {
+			if (ev[i].final_valid)
+				task_charge(core, t, &ev[i].final);
+			task_drop(core, t);
+		}
+	}
+	return (unsigned)n == MIN(max, G_N_ELEMENTS(ev));
+}
+
 void task_catch_up(struct cg_core *core)
 {
-	struct task_event ev[256];
-	int n;
-
-	do {
-		n = core->kf->ops->task_events(core->kf, ev, G_N_ELEMENTS(ev));
-		if (n < 0) {
-			task_resync(core);
-			n = G_N_ELEMENTS(ev);	/* and read on */
-			continue;
-		}
-		for (int i = 0; i < n; i++) {
-			struct task *t;
-
-			if (ev[i].what == TASK_EVENT_FORK) {
-				task_fork(core, &ev[i]);
-			} else if (ev[i].what == TASK_EVENT_EXEC) {
-				task_exec(core, &ev[i]);
-			} else if ((t = task_lookup(core, ev[i].tid))) {
-				if (ev[i].final_valid)
-					task_charge(core, t, &ev[i].final);
-				task_drop(core, t);
-			}
-		}
-	} while (n == G_N_ELEMENTS(ev));
+	while (task_catch_up_batch(core, TASK_CATCH_UP_BATCH))
+		;
 }
 
 void task_table_free(struct cg_core *core)

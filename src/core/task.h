@@ -76,6 +76,12 @@ void task_drop_gone(struct cg_core *core, struct cgroup *cgrp);
  * memberships, so that no exited task is listed or counted and every child
  * is where the kernel would have put it. */
 void task_catch_up(struct cg_core *core);
+/* One batch of it, at most max (up to TASK_CATCH_UP_BATCH) reports:
+ * whether more may wait. The task watcher lets the lock go between
+ * batches, so that the kills they decided (of children forked over
+ * pids.max) are not held back by a fork storm. */
+#define TASK_CATCH_UP_BATCH 256
+bool task_catch_up_batch(struct cg_core *core, unsigned max);
 
 /* Fork reports were lost, or no daemon ran: an untracked thread whose
  * parent (its process leader, for a thread) is in a group and which
