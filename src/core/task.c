@@ -223,12 +223,15 @@ static void task_kill(void *data)
 static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uint64_t born_ns,
 		       bool forked)
 {
+	static const struct task_cputime none;
+	struct task_ident ident;
 	struct task *child;
-	bool created;
 
-	/* Fails if the child is gone already; its exit is ours to ignore. */
-	if (task_get(core, tid, &child, &created) < 0)
+	/* Fails if the child is gone already; its exit is ours to ignore.
+	 * Its figures need no reading: all of them are its groups'. */
+	if (core->kf->ops->task_open(core->kf, tid, &ident) < 0)
 		return;
+	child = task_new(core, tid, &ident, UINT64_MAX, &none);
 	child->dying = parent->dying || (forked && !task_can_fork(core, parent->cset));
 	task_set_css_set(core, child, parent->cset);
 	if (child->dying) {
@@ -239,8 +242,6 @@ static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uin
 	}
 	if (born_ns)
 		child->joined_ns = born_ns;
-	child->charged = (struct task_cputime){ 0 };
-	child->charged_proc_ns = UINT64_MAX;
 	cg_notify(core, fork, parent, child);
 }
 
