@@ -10,7 +10,9 @@
  * exits SECONDS after the start, at the latest. A failed fork (EAGAIN from
  * the kernel's pids.max) is retried at once, as a bomb does. SIGCHLD is
  * ignored, so the kernel reaps the children. Start it as the leader of a
- * process group of its own: what is left of it is one killpg away.
+ * process group of its own: what is left of it is one killpg away. The
+ * first process dies with its parent (PR_SET_PDEATHSIG); the others end
+ * at the deadline whatever happens.
  *
  * At the end the first process prints one line:
  *   forks=N eagain=N other_errors=N budget_s=S
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,6 +95,10 @@ int main(int argc, char **argv)
 	long long start;
 	pid_t leader = getpid();
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() == 1) {
+		fprintf(stderr, "forkbomb: no parent to die with\n");
+		return 2;
+	}
 	if (argc < 3 || (budget = atol(argv[1])) <= 0 || (seconds = atof(argv[2])) <= 0) {
 		fprintf(stderr, "usage: forkbomb FORKS SECONDS [PROCS_FILE...]\n");
 		return 2;
