@@ -75,6 +75,15 @@ struct cgroup_subsys {
 	 * exclusive sibling, so a child's start depends on the order its
 	 * siblings were made in; the state then saves them in full. */
 	bool (*children_alike)(struct css *css);
+	/* Counting: task t left css from for css to (from NULL: t is new;
+	 * to NULL: t exited), called on every such change, t->dying as it
+	 * is then. */
+	void (*migrate)(const struct task *t, struct css *from, struct css *to);
+	/* A child a member of css forked is about to join css: 0, or -EAGAIN
+	 * when the kernel's fork would have failed (pids.max). User space
+	 * cannot fail a fork: the core marks the child dying before it joins
+	 * (migrate) and kills it once it lets the lock go. */
+	int (*can_fork)(struct css *css);
 };
 
 /* Bits of cgroup->flags, as in the kernel. */

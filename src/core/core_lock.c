@@ -9,10 +9,17 @@ void cg_lock_init(struct cg_lock *l)
 	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++)
 		g_mutex_init(&l->slot[i].mutex);
 	g_mutex_init(&l->writer);
+	l->deferred = NULL;
 }
+
+struct deferred_work {
+	void (*fn)(void *data);
+	void *data;
+};
 
 void cg_lock_clear(struct cg_lock *l)
 {
+	g_assert(!l->deferred);
 	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++)
 		g_mutex_clear(&l->slot[i].mutex);
 	g_mutex_clear(&l->writer);
@@ -55,7 +62,27 @@ void cg_write_lock(struct cg_lock *l)
 
 void cg_write_unlock(struct cg_lock *l)
 {
+	GArray *work = l->deferred;
+
+	l->deferred = NULL;
 	for (unsigned i = CG_LOCK_SLOTS; i-- > 0;)
 		g_mutex_unlock(&l->slot[i].mutex);
 	g_mutex_unlock(&l->writer);
+	if (!work)
+		return;
+	for (guint i = 0; i < work->len; i++) {
+		struct deferred_work *w = &g_array_index(work, struct deferred_work, i);
+
+		w->fn(w->data);
+	}
+	g_array_unref(work);
+}
+
+void cg_write_defer(struct cg_lock *l, void (*fn)(void *data), void *data)
+{
+	struct deferred_work w = { fn, data };
+
+	if (!l->deferred)
+		l->deferred = g_array_new(FALSE, FALSE, sizeof(w));
+	g_array_append_val(l->deferred, w);
 }

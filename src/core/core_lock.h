@@ -31,6 +31,7 @@ struct cg_lock_slot {
 struct cg_lock {
 	struct cg_lock_slot slot[CG_LOCK_SLOTS];
 	GMutex writer;			/* writers queue here, one at a time */
+	GArray *deferred;		/* the writer's cg_write_defer() work, or NULL */
 };
 
 void cg_lock_init(struct cg_lock *l);
@@ -41,6 +42,14 @@ unsigned cg_read_lock(struct cg_lock *l);
 void cg_read_unlock(struct cg_lock *l, unsigned slot);
 
 void cg_write_lock(struct cg_lock *l);
+/* Lets go of the write side, then runs the work deferred meanwhile. */
 void cg_write_unlock(struct cg_lock *l);
+
+/* Called with the write side held: fn(data) runs in this thread right
+ * after cg_write_unlock() let the lock go, in the order deferred. For the
+ * system calls a change decides under the lock and which must not run
+ * under it (a kill of a child forked over pids.max); fn runs unlocked and
+ * the objects it was told about may be gone by then. */
+void cg_write_defer(struct cg_lock *l, void (*fn)(void *data), void *data);
 
 #endif

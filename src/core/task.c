@@ -20,6 +20,19 @@ struct css_set *task_css_set(struct cg_core *core, pid_t tid)
 	return t ? t->cset : core->init_css_set;
 }
 
+/* Tells the controllers that t leaves css_set from for to (NULL: none). */
+static void task_migrate(struct cg_core *core, const struct task *t, struct css_set *from,
+			 struct css_set *to)
+{
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		struct css *a = from ? from->subsys[i] : NULL;
+		struct css *b = to ? to->subsys[i] : NULL;
+
+		if (core->subsys[i]->migrate && a != b)
+			core->subsys[i]->migrate(t, a, b);
+	}
+}
+
 struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *ident,
 		      uint64_t proc_ns, const struct task_cputime *charged)
 {
@@ -34,6 +47,7 @@ struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *
 	t->cset = core->init_css_set;
 	g_queue_push_tail(&t->cset->tasks, t);
 	t->cset_node = t->cset->tasks.tail;
+	task_migrate(core, t, NULL, t->cset);
 	g_hash_table_insert(core->tasks, GINT_TO_POINTER(tid), t);
 	task_proc_link(core, t);
 	return t;
@@ -81,6 +95,7 @@ void task_drop(struct cg_core *core, struct task *t)
 	g_hash_table_remove(core->tasks, GINT_TO_POINTER(t->tid));
 	task_proc_unlink(core, t);
 	g_queue_delete_link(&t->cset->tasks, t->cset_node);
+	task_migrate(core, t, t->cset, NULL);
 	put_css_set(core, t->cset);
 	core->kf->ops->task_close(core->kf, &t->ident);
 	g_free(t);
@@ -168,25 +183,65 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
 	g_queue_unlink(&old->tasks, t->cset_node);
 	g_queue_push_tail_link(&cset->tasks, t->cset_node);
 	t->cset = cset;
+	task_migrate(core, t, old, cset);
 	put_css_set(core, old);
+}
+
+/* Whether the controllers let a member of cset fork (the kernel's
+ * cgroup_can_fork()). */
+static bool task_can_fork(struct cg_core *core, struct css_set *cset)
+{
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+
+		if (ss->can_fork && cset->subsys[i] && ss->can_fork(cset->subsys[i]) < 0)
+			return false;
+	}
+	return true;
+}
+
+struct task_kill {
+	struct kfacade *kf;
+	pid_t tid;
+	struct task_ident ident;
+};
+
+/* Deferred to the unlock: a system call. */
+static void task_kill(void *data)
+{
+	struct task_kill *k = data;
+
+	k->kf->ops->task_kill(k->kf, k->tid, &k->ident);
+	g_free(k);
 }
 
 /* A child joins its parent's groups. All it ever ran was in them; it was
  * born with its parent's nice and affinity, and leaves with what the parent
- * would. born_ns: when it started, if known (it has been a member since). */
-static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uint64_t born_ns)
+ * would. born_ns: when it started, if known (it has been a member since).
+ * A child the kernel just reported (forked) must pass the controllers'
+ * can_fork; one that fails it, or whose parent is dying, is killed. */
+static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uint64_t born_ns,
+		       bool forked)
 {
+	static const struct task_cputime none;
+	struct task_ident ident;
 	struct task *child;
-	bool created;
 
-	/* Fails if the child is gone already; its exit is ours to ignore. */
-	if (task_get(core, tid, &child, &created) < 0)
+	/* Fails if the child is gone already; its exit is ours to ignore.
+	 * Its figures need no reading: all of them are its groups'. */
+	if (core->kf->ops->task_open(core->kf, tid, &ident) < 0)
 		return;
+	child = task_new(core, tid, &ident, UINT64_MAX, &none);
+	child->dying = parent->dying || (forked && !task_can_fork(core, parent->cset));
 	task_set_css_set(core, child, parent->cset);
+	if (child->dying) {
+		struct task_kill *k = g_new(struct task_kill, 1);
+
+		*k = (struct task_kill){ core->kf, child->tid, child->ident };
+		cg_write_defer(&core->lock, task_kill, k);
+	}
 	if (born_ns)
 		child->joined_ns = born_ns;
-	child->charged = (struct task_cputime){ 0 };
-	child->charged_proc_ns = UINT64_MAX;
 	cg_notify(core, fork, parent, child);
 }
 
@@ -200,7 +255,7 @@ static void task_fork(struct cg_core *core, const struct task_event *ev)
 
 	if (!parent || parent->cset == core->init_css_set || task_lookup(core, ev->tid))
 		return;
-	task_adopt(core, parent, ev->tid, 0);
+	task_adopt(core, parent, ev->tid, 0, true);
 }
 
 struct orphan {
@@ -240,7 +295,7 @@ void task_adopt_orphans(struct cg_core *core)
 
 		if (parent && parent->cset != core->init_css_set &&
 		    o->origin.start_ns + START_TIME_SLACK_NS >= parent->joined_ns)
-			task_adopt(core, parent, o->tid, o->origin.start_ns);
+			task_adopt(core, parent, o->tid, o->origin.start_ns, false);
 	}
 	g_array_unref(orphans);
 	g_array_unref(ids);
@@ -263,32 +318,35 @@ static void task_resync(struct cg_core *core)
 	task_adopt_orphans(core);
 }
 
+bool task_catch_up_batch(struct cg_core *core, unsigned max)
+{
+	struct task_event ev[TASK_CATCH_UP_BATCH];
+	int n = core->kf->ops->task_events(core->kf, ev, MIN(max, G_N_ELEMENTS(ev)));
+
+	if (n < 0) {
+		task_resync(core);
+		return true;	/* and read on */
+	}
+	for (int i = 0; i < n; i++) {
+		struct task *t;
+
+		if (ev[i].what == TASK_EVENT_FORK) {
+			task_fork(core, &ev[i]);
+		} else if (ev[i].what == TASK_EVENT_EXEC) {
+			task_exec(core, &ev[i]);
+		} else if ((t = task_lookup(core, ev[i].tid))) {
+			if (ev[i].final_valid)
+				task_charge(core, t, &ev[i].final);
+			task_drop(core, t);
+		}
+	}
+	return (unsigned)n == MIN(max, G_N_ELEMENTS(ev));
+}
+
 void task_catch_up(struct cg_core *core)
 {
-	struct task_event ev[256];
-	int n;
-
-	do {
-		n = core->kf->ops->task_events(core->kf, ev, G_N_ELEMENTS(ev));
-		if (n < 0) {
-			task_resync(core);
-			n = G_N_ELEMENTS(ev);	/* and read on */
-			continue;
-		}
-		for (int i = 0; i < n; i++) {
-			struct task *t;
-
-			if (ev[i].what == TASK_EVENT_FORK) {
-				task_fork(core, &ev[i]);
-			} else if (ev[i].what == TASK_EVENT_EXEC) {
-				task_exec(core, &ev[i]);
-			} else if ((t = task_lookup(core, ev[i].tid))) {
-				if (ev[i].final_valid)
-					task_charge(core, t, &ev[i].final);
-				task_drop(core, t);
-			}
-		}
-	} while (n == G_N_ELEMENTS(ev));
+	while (task_catch_up_batch(core, TASK_CATCH_UP_BATCH))
+		;
 }
 
 void task_table_free(struct cg_core *core)

@@ -21,6 +21,10 @@ struct task {
 	 * not read /proc (task_account). */
 	uint64_t charged_proc_ns;
 	struct task *proc_prev, *proc_next;	/* its process's tracked threads (task_proc.h) */
+	/* Forked over a limit (a controller's can_fork), or by a dying
+	 * parent: killed, its exit report to come. Set only while the task
+	 * is in init_css_set, before it joins its parent's groups. */
+	bool dying;
 };
 
 /* The tracked task with this id, or NULL (it is then in init_css_set). */
@@ -72,6 +76,12 @@ void task_drop_gone(struct cg_core *core, struct cgroup *cgrp);
  * memberships, so that no exited task is listed or counted and every child
  * is where the kernel would have put it. */
 void task_catch_up(struct cg_core *core);
+/* One batch of it, at most max (up to TASK_CATCH_UP_BATCH) reports:
+ * whether more may wait. The task watcher lets the lock go between
+ * batches, so that the kills they decided (of children forked over
+ * pids.max) are not held back by a fork storm. */
+#define TASK_CATCH_UP_BATCH 256
+bool task_catch_up_batch(struct cg_core *core, unsigned max);
 
 /* Fork reports were lost, or no daemon ran: an untracked thread whose
  * parent (its process leader, for a thread) is in a group and which

@@ -46,6 +46,7 @@ void task_exec(struct cg_core *core, const struct task_event *ev)
 		return;
 	/* Like a fork from the old id, so that subscribers' data follows. */
 	if (task_get(core, ev->tgid, &t, &created) == 0) {
+		t->dying = old->dying;
 		task_set_css_set(core, t, old->cset);
 		t->joined_ns = old->joined_ns;
 		/* The same thread: what it ran since it was charged is its groups'. */

@@ -16,6 +16,9 @@ struct task_watch {
 	GThread *thread;
 };
 
+/* Reports taken in per hold of the lock: the kills wait for the unlock. */
+#define WATCH_BATCH 16
+
 static gpointer watch_loop(gpointer data)
 {
 	struct task_watch *w = data;
@@ -29,9 +32,13 @@ static gpointer watch_loop(gpointer data)
 		if (pfd[1].revents)
 			break;
 		if (pfd[0].revents) {
-			cg_write_lock(&w->core->lock);
-			task_catch_up(w->core);
-			cg_write_unlock(&w->core->lock);
+			bool more;
+
+			do {
+				cg_write_lock(&w->core->lock);
+				more = task_catch_up_batch(w->core, WATCH_BATCH);
+				cg_write_unlock(&w->core->lock);
+			} while (more);
 		}
 	}
 	return NULL;

@@ -80,6 +80,9 @@ struct kfacade_ops {
 	/* A descriptor that polls readable when task_events() has something,
 	 * or -1 if there is none to wait on. */
 	int (*event_fd)(struct kfacade *kf);
+	/* SIGKILL to thread tid if it is still the thread id names (which
+	 * ends its whole process): 0, or -ESRCH when that thread is gone. */
+	int (*task_kill)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
 	/* Whether the thread with this identity still lives. */
 	bool (*task_alive)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
 	/* Every thread id of the process that thread tid belongs to. */

@@ -16,6 +16,7 @@
 #include <linux/connector.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +132,29 @@ static void linux_task_close(struct kfacade *kf, const struct task_ident *id)
 	/* Nothing is held per thread. */
 	(void)kf;
 	(void)id;
+}
+
+/* The pidfd pins the thread's struct pid: once its inode matches, the
+ * signal cannot reach a thread that took over the id meanwhile. */
+static int linux_task_kill(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	struct stat st;
+	int fd, ret = 0;
+
+	(void)kf;
+	if (tid <= 0)
+		return -ESRCH;
+	fd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD);
+	if (fd < 0)
+		return errno == EINVAL ? -ESRCH : -errno;
+	if (fstat(fd, &st) < 0)
+		ret = -errno;
+	else if (st.st_ino != id->ino)
+		ret = -ESRCH;
+	else if (syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 static bool linux_task_alive(struct kfacade *kf, pid_t tid, const struct task_ident *id)
@@ -400,6 +424,7 @@ static const struct kfacade_ops linux_ops = {
 	.task_events = linux_task_events,
 	.event_fd = linux_event_fd,
 	.task_alive = linux_task_alive,
+	.task_kill = linux_task_kill,
 	.thread_ids = linux_thread_ids,
 	.all_tasks = linux_all_tasks,
 	.online_cpus = linux_online_cpus,

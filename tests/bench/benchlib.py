@@ -280,12 +280,13 @@ def remove_groups(root, names, timeout=30):
 
 
 class KernelGroup:
-    """A group of our own in the kernel's cgroup v1 cpu hierarchy, with
-    subgroups made under it by others (sleepers, attach-bench); teardown
-    removes what is left under it, then it."""
+    """A group of our own in the kernel's cgroup v1 cpu hierarchy (or the
+    one mounted at root), with subgroups made under it by others
+    (sleepers, attach-bench); teardown removes what is left under it,
+    then it."""
 
-    def __init__(self, tag):
-        self.path = f"{KERNEL_CPU_ROOT}/cgfused-{tag}-{os.getpid()}"
+    def __init__(self, tag, root=KERNEL_CPU_ROOT):
+        self.path = f"{root}/cgfused-{tag}-{os.getpid()}"
         with SIGNALS.deferred():
             os.mkdir(self.path)
             CLEANUPS.append(self)

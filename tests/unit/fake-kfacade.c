@@ -41,6 +41,7 @@ struct fake_kf {
 	bool privileged;
 	GHashTable *ag_nice;	/* autogroup id -> nice */
 	struct fake_kf_calls calls;
+	GArray *killed;		/* pid_t: the threads task_kill() was aimed at */
 };
 
 static struct fake_kf *to_fake(struct kfacade *kf)
@@ -129,6 +130,26 @@ static bool fake_task_alive(struct kfacade *kf, pid_t tid, const struct task_ide
 	alive = t && t->ino == id->ino;
 	g_mutex_unlock(&fk->lock);
 	return alive;
+}
+
+static void exit_process_locked(struct fake_kf *fk, pid_t tgid);
+
+/* SIGKILL ends the whole process, as on the kernel. */
+static int fake_task_kill(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	int ret = -ESRCH;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (t && t->ino == id->ino) {
+		g_array_append_val(fk->killed, tid);
+		exit_process_locked(fk, t->tgid);
+		ret = 0;
+	}
+	g_mutex_unlock(&fk->lock);
+	return ret;
 }
 
 /* Called locked. */
@@ -430,6 +451,7 @@ static const struct kfacade_ops fake_ops = {
 	.task_events = fake_task_events,
 	.event_fd = fake_event_fd,
 	.task_alive = fake_task_alive,
+	.task_kill = fake_task_kill,
 	.thread_ids = fake_thread_ids,
 	.all_tasks = fake_all_tasks,
 	.online_cpus = fake_online_cpus,
@@ -466,6 +488,7 @@ struct fake_kf *fake_kf_new(void)
 	fk->next_ino = 1000;
 	fk->privileged = true;
 	fk->ag_nice = g_hash_table_new(NULL, NULL);
+	fk->killed = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	return fk;
 }
 
@@ -478,6 +501,7 @@ void fake_kf_free(struct fake_kf *fk)
 	g_hash_table_unref(fk->opens);
 	g_hash_table_unref(fk->threads);
 	g_hash_table_unref(fk->ag_nice);
+	g_array_unref(fk->killed);
 	g_mutex_clear(&fk->lock);
 	g_free(fk);
 }
@@ -571,16 +595,29 @@ void fake_kf_report_late(struct fake_kf *fk)
 	g_mutex_unlock(&fk->lock);
 }
 
-void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid)
+/* Called locked. */
+static void exit_process_locked(struct fake_kf *fk, pid_t tgid)
 {
 	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
 
-	g_mutex_lock(&fk->lock);
 	append_threads_of(fk, tgid, tids);
 	for (guint i = 0; i < tids->len; i++)
 		exit_locked(fk, g_array_index(tids, pid_t, i));
-	g_mutex_unlock(&fk->lock);
 	g_array_unref(tids);
+}
+
+void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid)
+{
+	g_mutex_lock(&fk->lock);
+	exit_process_locked(fk, tgid);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_killed(struct fake_kf *fk, GArray *tids)
+{
+	g_mutex_lock(&fk->lock);
+	g_array_append_vals(tids, fk->killed->data, fk->killed->len);
+	g_mutex_unlock(&fk->lock);
 }
 
 void fake_kf_exec(struct fake_kf *fk, pid_t tid)

@@ -46,6 +46,9 @@ void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid);
 void fake_kf_exec(struct fake_kf *fk, pid_t tid);
 /* Every thread of process tgid exits. */
 void fake_kf_exit_process(struct fake_kf *fk, pid_t tgid);
+/* Appends to tids the threads ->task_kill() killed so far, in order (each
+ * kill ended its whole process, reported as exits). */
+void fake_kf_killed(struct fake_kf *fk, GArray *tids);
 /* The thread is gone, but its exit report is held back until
  * fake_kf_report_late(): the kernel sends it after exit_notify(), when the
  * parent may already have reaped the process. */

@@ -141,6 +141,52 @@ static void test_mixed_load(void)
 	cg_lock_clear(&s.lock);
 }
 
+struct deferred_probe {
+	struct cg_lock *lock;
+	GString *order;
+};
+
+/* Work deferred under the write side runs after the unlock: the lock is
+ * free then (a reader gets it at once), and in the order deferred. */
+static void deferred_step(void *data, char name)
+{
+	struct deferred_probe *p = data;
+	unsigned slot = cg_read_lock(p->lock);
+
+	cg_read_unlock(p->lock, slot);
+	g_string_append_c(p->order, name);
+}
+
+static void deferred_a(void *data)
+{
+	deferred_step(data, 'a');
+}
+
+static void deferred_b(void *data)
+{
+	deferred_step(data, 'b');
+}
+
+static void test_deferred_after_unlock(void)
+{
+	struct cg_lock lock;
+	struct deferred_probe p = { &lock, g_string_new(NULL) };
+
+	cg_lock_init(&lock);
+	cg_write_lock(&lock);
+	cg_write_defer(&lock, deferred_a, &p);
+	cg_write_defer(&lock, deferred_b, &p);
+	g_assert_cmpstr(p.order->str, ==, "");
+	cg_write_unlock(&lock);
+	g_assert_cmpstr(p.order->str, ==, "ab");
+	/* Once only. */
+	cg_write_lock(&lock);
+	cg_write_unlock(&lock);
+	g_assert_cmpstr(p.order->str, ==, "ab");
+	cg_lock_clear(&lock);
+	g_string_free(p.order, TRUE);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -150,5 +196,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/core-lock/reader-excludes-writer", test_reader_excludes_writer);
 	g_test_add_func("/core-lock/writer-excludes-writer", test_writer_excludes_writer);
 	g_test_add_func("/core-lock/mixed-load", test_mixed_load);
+	g_test_add_func("/core-lock/deferred-after-unlock", test_deferred_after_unlock);
 	return g_test_run();
 }

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pids: the number of tasks of a subtree and its limit
+ * (kernel/cgroup/pids.c, v1 files). A group counts every thread of its
+ * subtree, kept up to date as tasks join, fork and exit (the core's migrate
+ * calls). The kernel fails a fork that takes a group or an ancestor past
+ * its pids.max with EAGAIN; user space cannot, so the core kills such a
+ * child as soon as the kernel reports it (can_fork; cgfused(8) tells what
+ * differs). */
+#include <errno.h>
+#include <string.h>
+
+#include "core/task.h"
+#include "ctl/ctl.h"
+#include "lib/kparse.h"
+
+/* PID_MAX_LIMIT of a 64-bit kernel (include/linux/threads.h); pids.max
+ * shows this plus one as "max". */
+#define PID_MAX_LIMIT (4 * 1024 * 1024)
+#define PIDS_MAX (PID_MAX_LIMIT + 1LL)
+
+struct pids {
+	struct css css;
+	int64_t counter;	/* tasks of the subtree, dying ones too */
+	int64_t dying;		/* of those: killed for a fork over a limit */
+	int64_t limit;		/* PIDS_MAX: none */
+	int64_t watermark;	/* the most counter has been */
+	/* Forks in this group that a limit refused: what v1's pids.events
+	 * shows (the kernel's events_local[PIDCG_FORKFAIL]). */
+	int64_t forkfail;
+};
+
+static struct pids *css_pids(struct css *css)
+{
+	return (struct pids *)css;
+}
+
+static struct css *pids_css_alloc(struct css *parent)
+{
+	struct pids *p = g_new0(struct pids, 1);
+
+	(void)parent;
+	p->limit = PIDS_MAX;
+	return &p->css;
+}
+
+static void pids_css_free(struct css *css)
+{
+	g_free(css_pids(css));
+}
+
+/* The group and every ancestor but the root, which counts nothing (as
+ * the kernel's does not). */
+static void pids_charge(struct css *css, int64_t n, bool dying)
+{
+	for (; css && css->parent; css = css->parent) {
+		struct pids *p = css_pids(css);
+
+		p->counter += n;
+		if (dying)
+			p->dying += n;
+		p->watermark = MAX(p->watermark, p->counter);
+	}
+}
+
+static void pids_migrate(const struct task *t, struct css *from, struct css *to)
+{
+	pids_charge(from, -1, t->dying);
+	pids_charge(to, 1, t->dying);
+}
+
+/* pids_try_charge(): one more task must keep the group and every ancestor
+ * within its limit; the children being killed are not counted, as their
+ * forks failed on the kernel. */
+static int pids_can_fork(struct css *css)
+{
+	for (struct css *c = css; c->parent; c = c->parent) {
+		struct pids *p = css_pids(c);
+
+		if (p->counter - p->dying + 1 > p->limit) {
+			css_pids(css)->forkfail++;
+			return -EAGAIN;
+		}
+	}
+	return 0;
+}
+
+static int pids_max_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	long long limit;
+	int ret;
+
+	(void)nbytes;
+	buf = kstrstrip(buf);
+	if (strcmp(buf, "max") == 0) {
+		limit = PIDS_MAX;
+	} else {
+		ret = kstrtoll(buf, 0, &limit);
+		if (ret < 0)
+			return ret;
+		if (limit < 0 || limit >= PIDS_MAX)
+			return -EINVAL;
+	}
+	css_pids(ctx->css)->limit = limit;
+	return 0;
+}
+
+static int pids_max_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	int64_t limit = css_pids(css)->limit;
+
+	(void)cft;
+	if (limit >= PIDS_MAX)
+		g_string_append(out, "max\n");
+	else
+		g_string_append_printf(out, "%" G_GINT64_FORMAT "\n", limit);
+	return 0;
+}
+
+static int64_t pids_current_read(struct css *css, const struct cftype *cft)
+{
+	(void)cft;
+	return css_pids(css)->counter;
+}
+
+static int64_t pids_peak_read(struct css *css, const struct cftype *cft)
+{
+	(void)cft;
+	return css_pids(css)->watermark;
+}
+
+static int pids_events_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)cft;
+	g_string_append_printf(out, "max %" G_GINT64_FORMAT "\n", css_pids(css)->forkfail);
+	return 0;
+}
+
+/* pids_files_legacy: none on the root. */
+static const struct cftype pids_files[] = {
+	{ .name = "max", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = pids_max_show, .write = pids_max_write },
+	{ .name = "current", .flags = CFTYPE_NOT_ON_ROOT, .read_s64 = pids_current_read },
+	{ .name = "peak", .flags = CFTYPE_NOT_ON_ROOT, .read_s64 = pids_peak_read },
+	{ .name = "events", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = pids_events_show },
+	{ 0 }
+};
+
+const struct cgroup_subsys pids_cgrp_subsys = {
+	.name = "pids",
+	.css_alloc = pids_css_alloc,
+	.css_free = pids_css_free,
+	.legacy_files = pids_files,
+	.migrate = pids_migrate,
+	.can_fork = pids_can_fork,
+};
