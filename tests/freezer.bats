@@ -241,6 +241,8 @@ stop_job() {
 	assert_frozen "$a"
 }
 
+# The kernel's v1 freezer holds SIGKILL until the thaw; a ptrace-stop does
+# not (cgfused(8), FREEZING).
 @test "SIGKILL kills a frozen thread, and its parent reaps it" {
 	local a
 	frozen_busy a

@@ -82,10 +82,18 @@ int cg_hierarchy_by_name(struct cg_core *core, const char *name, unsigned *index
 			ret = 0;
 		}
 	}
-	/* A hierarchy that has gained controllers since (the freezer joined
-	 * the default set): the one that binds every controller named. */
+	cg_read_unlock(&core->lock, slot);
+	return ret;
+}
+
+int cg_hierarchy_binding(struct cg_core *core, const char *names, unsigned *index)
+{
+	unsigned slot;
+	int ret = -ENOENT;
+
+	slot = cg_read_lock(&core->lock);
 	for (unsigned r = 0; ret && r < core->roots->len; r++) {
-		if (bound_named(core, hierarchy(core, r), name)) {
+		if (bound_named(core, hierarchy(core, r), names)) {
 			*index = r;
 			ret = 0;
 		}

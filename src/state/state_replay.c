@@ -276,7 +276,8 @@ static void apply(struct replay *r, GPtrArray *f, bool tasks, struct state_load 
 		{ "write", replay_write }, { "attr", replay_attr }, { "task", replay_task },
 	};
 	unsigned root;
-	bool known = f->len >= 3 && cg_hierarchy_by_name(r->core, field(f, 1), &root) == 0;
+	bool known = f->len >= 3 && (cg_hierarchy_by_name(r->core, field(f, 1), &root) == 0 ||
+				     cg_hierarchy_binding(r->core, field(f, 1), &root) == 0);
 	int ret = -EINVAL;
 
 	for (guint i = 0; i < G_N_ELEMENTS(types); i++) {
