@@ -28,11 +28,12 @@
 #include "config/conf.h"
 #include "alloc/alloc.h"
 #include "alloc/alloc_thread.h"
+#include "enforce/freezer.h"
 #include "core/task_watch.h"
 #include "v1/face.h"
 #include "v1/release_agent.h"
 
-#define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset"
+#define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset,freezer"
 
 struct cgfused_config {
 	GString *controllers;	/* as given: "cpu,cpuacct:cpuset" */
@@ -160,7 +161,7 @@ static GArray *parse_hierarchies(const char *list)
 
 			if (i < 0) {
 				fprintf(stderr, "cgfused: unknown controller '%s' in controllers=%s "
-					"(known: cpu, cpuacct, cpuset)\n", *n, list);
+					"(known: cpu, cpuacct, cpuset, freezer)\n", *n, list);
 				goto fail;
 			}
 			if (used & (1u << i)) {
@@ -333,6 +334,8 @@ int main(int argc, char *argv[])
 	struct cg_core *core = NULL;
 	struct task_watch *watch;
 	struct alloc_thread *alloc_thread;
+	struct freezer_enforcer *freezer = NULL;
+	struct freezer_thread *freezer_thread;
 	struct allocator *alloc = NULL;
 	struct release_agent *agent = NULL;
 	struct cg_state *state = NULL;
@@ -396,6 +399,7 @@ int main(int argc, char *argv[])
 	 * what it holds (state_open); the agent hears of changes from now on,
 	 * but runs none while a state is replayed. */
 	alloc = alloc_new(core);
+	freezer = freezer_enforcer_new(core);
 	agent = release_agent_new(core);
 
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);
@@ -431,11 +435,13 @@ int main(int argc, char *argv[])
 	watch = task_watch_start(core);
 	release_agent_start(agent);
 	alloc_thread = alloc_thread_start(alloc);
+	freezer_thread = freezer_thread_start(freezer);
 	if (state)
 		state_sync_start(state);
 	loop = run_session(se, &opts);
 	conf_daemon_stop(config);	/* no reload, no rule moves a process */
 	alloc_thread_stop(alloc_thread);
+	freezer_thread_stop(freezer_thread);	/* every frozen thread runs again */
 	task_watch_stop(watch);
 	/* libfuse returns the signal that ended the loop: a requested stop. */
 	ret = (loop == 0 || loop == SIGTERM || loop == SIGINT || loop == SIGHUP) ? 0 : 1;
@@ -455,6 +461,7 @@ out:
 		fuse_session_destroy(se);
 	if (core) {
 		alloc_free(alloc);	/* not freed above when the start failed */
+		freezer_enforcer_free(freezer);
 		release_agent_free(agent);	/* after running what was due */
 		cg_core_free(core);
 	}

@@ -131,7 +131,7 @@ mode=0999'
 tasks=1'
 	refused "$CONF:2: tasks: the config makes groups, it does not place tasks"
 	conf '[memory:/a]'
-	refused "$CONF:1: [memory:/a]: no hierarchy of memory in this mount (it has cpuset,cpu,cpuacct)"
+	refused "$CONF:1: [memory:/a]: no hierarchy of memory in this mount (it has cpuset,cpu,cpuacct,freezer)"
 	conf '[/a]
 cpu.nonesuch=1'
 	refused "$CONF:2: cpu.nonesuch: no such control file in [/a]"

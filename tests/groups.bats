@@ -16,13 +16,15 @@ teardown() {
 	cg_teardown
 }
 
-# Files every group of the default hierarchy (cpu,cpuacct,cpuset) has.
+# Files every group of the default hierarchy (cpu,cpuacct,cpuset,freezer) has.
 GROUP_FILES=(cgroup.procs cgroup.clone_children notify_on_release tasks
 	cpu.shares cpu.idle cpu.cfs_period_us cpu.cfs_quota_us cpu.cfs_burst_us
 	cpu.stat cpu.stat.local cpu.rt_period_us cpu.rt_runtime_us
 	cpuset.cpus cpuset.mems cpuset.effective_cpus cpuset.effective_mems
 	cpuacct.usage cpuacct.usage_user cpuacct.usage_sys cpuacct.usage_percpu
 	cpuacct.usage_percpu_user cpuacct.usage_percpu_sys cpuacct.usage_all cpuacct.stat)
+# Files every group but the root has (the kernel's CFTYPE_NOT_ON_ROOT).
+NOT_ROOT_FILES=(freezer.state freezer.self_freezing freezer.parent_freezing)
 # cgfused.stat is cgfused's own (what the allocator does), not the kernel's.
 ROOT_ONLY_FILES=(release_agent cgroup.sane_behavior cgfused.stat)
 # Names the kernel also shows there (docs/kernel-oracle.md, readdir) that
@@ -40,7 +42,11 @@ check_listing() {
 	shift 2
 	local -A count=() allowed=()
 	local required=("${GROUP_FILES[@]}" "$@")
-	((root)) && required+=("${ROOT_ONLY_FILES[@]}")
+	if ((root)); then
+		required+=("${ROOT_ONLY_FILES[@]}")
+	else
+		required+=("${NOT_ROOT_FILES[@]}")
+	fi
 	for name in "${required[@]}" "${KERNEL_EXTRA_FILES[@]}"; do
 		allowed[$name]=1
 	done

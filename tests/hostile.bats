@@ -70,10 +70,15 @@ compare() {
 	compare "$TABLE" "$CG_TMP/got" 'tasks|cgroup\.procs'
 }
 
+@test "hostile writes to freezer.state: as the kernel" {
+	probe
+	compare "$TABLE" "$CG_TMP/got" 'freezer\..*'
+}
+
 @test "the table covers every probed file and the comparison catches one changed line" {
 	probe
 	# Every line of the probe's output is in one of the groups above.
-	run awk -F'\t' '$1 !~ /^(mkdir|cpu\..*|cpuacct\..*|cpuset\..*|notify_on_release|cgroup\.clone_children|tasks|cgroup\.procs)$/' "$CG_TMP/got"
+	run awk -F'\t' '$1 !~ /^(mkdir|cpu\..*|cpuacct\..*|cpuset\..*|freezer\..*|notify_on_release|cgroup\.clone_children|tasks|cgroup\.procs)$/' "$CG_TMP/got"
 	assert_output ''
 	[ "$(wc -l <"$CG_TMP/got")" -eq "$(wc -l <"$TABLE")" ]
 	# One answer changed: the cpu comparison must fail and show it.

@@ -135,7 +135,7 @@ wait
 ' _ "$CG_TMP"
 	assert_success
 	run cat "$CG_TMP/stderr"
-	assert_line --index 0 --regexp "^cgfused: cgfused [0-9.]+ serving $CG_TMP/mnt: controllers cpu,cpuacct,cpuset, state none$"
+	assert_line --index 0 --regexp "^cgfused: cgfused [0-9.]+ serving $CG_TMP/mnt: controllers cpu,cpuacct,cpuset,freezer, state none$"
 	assert_line --regexp "^\*\* \(cgfused:[0-9]+\): WARNING \*\*: .*release_agent /nonexistent/agent /g: .*No such file"
 	assert_line "cgfused: cgfused stopped: $CG_TMP/mnt was unmounted"
 	[ ! -s "$CG_TMP/syslog" ]

@@ -162,9 +162,11 @@ struct cg_core {
 	 * since, so also read with no lock: roots, their files, subsys.
 	 *
 	 * Lock order: an open file's lock (src/fs/fs.c) before it; then it is
-	 * the innermost but for a subscriber's own lock (core/notify.h): what
-	 * runs under it (cftype handlers, controller methods, a face's hooks,
-	 * cg_readdir's callback) takes no other. Slow work (system calls,
+	 * the innermost but for a subscriber's own lock (core/notify.h) and
+	 * the freezer's record of stopped threads (ctl/freezer.c, a leaf its
+	 * enforcer writes without the core lock): what runs under it
+	 * (cftype handlers, controller methods, a face's hooks, cg_readdir's
+	 * callback) takes no other. Slow work (system calls,
 	 * /proc reads) is done before taking it where the result can be
 	 * checked after (attach's prepare, task_sample.c); task_catch_up()
 	 * reads the waiting reports under the write side, taken only when

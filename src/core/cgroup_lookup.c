@@ -51,6 +51,25 @@ int cg_hierarchy(struct cg_core *core, unsigned index, const char **name, uint64
 	return root ? 0 : -ENOENT;
 }
 
+/* Called locked: the controllers of root named in the list name (every
+ * name must be bound there), or 0. */
+static unsigned bound_named(struct cg_core *core, const struct cg_root *root, const char *name)
+{
+	char **names = g_strsplit(name, ",", -1);
+	unsigned mask = 0;
+
+	for (char **n = names; *n && mask != ~0u; n++) {
+		unsigned i;
+
+		for (i = 0; i < core->nr_subsys; i++)
+			if ((root->subsys_mask & (1u << i)) && strcmp(core->subsys[i]->name, *n) == 0)
+				break;
+		mask = i < core->nr_subsys ? mask | (1u << i) : ~0u;
+	}
+	g_strfreev(names);
+	return mask == ~0u ? 0 : mask;
+}
+
 int cg_hierarchy_by_name(struct cg_core *core, const char *name, unsigned *index)
 {
 	unsigned slot;
@@ -59,6 +78,22 @@ int cg_hierarchy_by_name(struct cg_core *core, const char *name, unsigned *index
 	slot = cg_read_lock(&core->lock);
 	for (unsigned r = 0; ret && r < core->roots->len; r++) {
 		if (strcmp(hierarchy(core, r)->name, name) == 0) {
+			*index = r;
+			ret = 0;
+		}
+	}
+	cg_read_unlock(&core->lock, slot);
+	return ret;
+}
+
+int cg_hierarchy_binding(struct cg_core *core, const char *names, unsigned *index)
+{
+	unsigned slot;
+	int ret = -ENOENT;
+
+	slot = cg_read_lock(&core->lock);
+	for (unsigned r = 0; ret && r < core->roots->len; r++) {
+		if (bound_named(core, hierarchy(core, r), names)) {
 			*index = r;
 			ret = 0;
 		}

@@ -33,6 +33,11 @@ unsigned cg_nr_hierarchies(struct cg_core *core);
 int cg_hierarchy(struct cg_core *core, unsigned index, const char **name, uint64_t *top_id);
 /* The index of the hierarchy named name: 0, or -ENOENT. */
 int cg_hierarchy_by_name(struct cg_core *core, const char *name, unsigned *index);
+/* The index of the hierarchy that binds every controller in the list
+ * names ("cpuset,cpu"), others besides: 0, or -ENOENT. A state saved
+ * before a hierarchy gained a controller (the freezer joined the default
+ * set) finds it so. */
+int cg_hierarchy_binding(struct cg_core *core, const char *names, unsigned *index);
 
 /* Directory or file ref->file of live cgroup ref->id: 0, or -ENOENT when
  * there is no such cgroup or it has no such file. */

@@ -6,6 +6,7 @@ const struct cgroup_subsys *const cgfused_controllers[] = {
 	&cpuset_cgrp_subsys,
 	&cpu_cgrp_subsys,
 	&cpuacct_cgrp_subsys,
+	&freezer_cgrp_subsys,
 	&pids_cgrp_subsys,
 	NULL,
 };

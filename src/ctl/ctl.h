@@ -10,6 +10,7 @@ extern const struct cgroup_subsys cpu_cgrp_subsys;
 extern const struct cgroup_subsys cpuacct_cgrp_subsys;
 extern const struct cgroup_subsys cpuset_cgrp_subsys;
 extern const struct cgroup_subsys pids_cgrp_subsys;
+extern const struct cgroup_subsys freezer_cgrp_subsys;
 
 /* Every controller, NULL-terminated, in the kernel's order. */
 extern const struct cgroup_subsys *const cgfused_controllers[];

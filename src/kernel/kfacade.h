@@ -60,6 +60,15 @@ struct task_uids {
 	uid_t uid, euid, suid, fsuid;
 };
 
+/* What became of a thread the freezer stopped (trace_report). */
+struct trace_report {
+	pid_t tid;
+	enum { TRACE_STOPPED, TRACE_GONE } what;
+	/* TRACE_STOPPED: the signal it was about to take when it stopped
+	 * (a signal-delivery-stop), to give back when resumed; 0 if none. */
+	int sig;
+};
+
 struct kfacade;
 
 struct kfacade_ops {
@@ -126,6 +135,21 @@ struct kfacade_ops {
 	/* The soft RLIMIT_NICE of thread tid's process (0..40): its owner may
 	 * lower its nice down to 20 - that (the kernel's can_nice()). */
 	int (*nice_rlimit)(struct kfacade *kf, pid_t tid, int *rlim);
+
+	/* The freezer's lever (kfacade_trace.c, docs/design.md): ptrace.
+	 * The kernel ties a tracee to its tracer THREAD, so every call must
+	 * come from the one thread that froze it. trace_freeze() starts
+	 * stopping thread tid (it stops soon after, reported by
+	 * trace_report); -EPERM when it cannot be traced (another tracer
+	 * such as gdb or strace has it, or no permission), -ESRCH when gone.
+	 * trace_report() takes one report of a change in a thread being
+	 * frozen: 1 and *r, 0 when none waits, -ECHILD when no thread is
+	 * traced. trace_thaw() lets a stopped thread run again, giving it
+	 * back sig (see struct trace_report); -ESRCH when it is not stopped
+	 * (yet) or gone. */
+	int (*trace_freeze)(struct kfacade *kf, pid_t tid);
+	int (*trace_report)(struct kfacade *kf, struct trace_report *r);
+	int (*trace_thaw)(struct kfacade *kf, pid_t tid, int sig);
 };
 
 struct kfacade {

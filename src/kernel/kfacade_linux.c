@@ -6,6 +6,7 @@
 
 #include "lib/cpumask.h"
 #include "kernel/kfacade_sched.h"
+#include "kernel/kfacade_trace.h"
 #include "kernel/task_cputime.h"
 #include "kernel/taskstats.h"
 
@@ -446,6 +447,9 @@ static const struct kfacade_ops linux_ops = {
 	.set_autogroup_nice = ksched_set_autogroup_nice,
 	.task_uids = linux_task_uids,
 	.nice_rlimit = ksched_nice_rlimit,
+	.trace_freeze = ktrace_freeze,
+	.trace_report = ktrace_report,
+	.trace_thaw = ktrace_thaw,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */

@@ -230,7 +230,8 @@ static void apply(struct replay *r, const struct state_rec *f, bool tasks, struc
 		{ "write", replay_write }, { "attr", replay_attr }, { "task", replay_task },
 	};
 	unsigned root;
-	bool known = f->n >= 3 && cg_hierarchy_by_name(r->core, field(f, 1), &root) == 0;
+	bool known = f->n >= 3 && (cg_hierarchy_by_name(r->core, field(f, 1), &root) == 0 ||
+				     cg_hierarchy_binding(r->core, field(f, 1), &root) == 0);
 	int ret = -EINVAL;
 
 	for (guint i = 0; i < G_N_ELEMENTS(types); i++) {

@@ -16,6 +16,13 @@ struct fake_thread {
 	struct cpumask cpus;
 	struct task_uids uids;	/* all 0 (root) unless set */
 	int nice_rlimit;	/* 0 unless set */
+	/* ptrace, as the freezer uses it. */
+	bool traced;		/* by the facade's caller */
+	bool traced_by_other;	/* by a debugger: cannot be traced */
+	bool stopped;		/* in a ptrace-stop */
+	bool stop_held;		/* in uninterruptible sleep: stops when let go */
+	int pending_sig;	/* a signal on its way: its stop takes it */
+	int given_back;		/* the signal the last thaw gave back */
 };
 
 /* One identity the core tracks (between task_open and task_close). */
@@ -42,6 +49,8 @@ struct fake_kf {
 	GHashTable *ag_nice;	/* autogroup id -> nice */
 	struct fake_kf_calls calls;
 	GArray *killed;		/* pid_t: the threads task_kill() was aimed at */
+	GQueue trace_reports;	/* struct trace_report *, in order */
+	unsigned nr_traced;
 };
 
 static struct fake_kf *to_fake(struct kfacade *kf)
@@ -445,6 +454,83 @@ static int fake_nice_rlimit(struct kfacade *kf, pid_t tid, int *rlim)
 	return 0;
 }
 
+/* Called locked: the thread comes to its ptrace-stop, which is reported. */
+static void stop_locked(struct fake_kf *fk, struct fake_thread *t)
+{
+	struct trace_report *r = g_new0(struct trace_report, 1);
+
+	t->stopped = true;
+	r->tid = t->tid;
+	r->what = TRACE_STOPPED;
+	r->sig = t->pending_sig;
+	t->pending_sig = 0;
+	g_queue_push_tail(&fk->trace_reports, r);
+}
+
+static int fake_trace_freeze(struct kfacade *kf, pid_t tid)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	int ret = 0;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (!t)
+		ret = -ESRCH;
+	else if (t->traced || t->traced_by_other)
+		ret = -EPERM;
+	else {
+		t->traced = true;
+		fk->nr_traced++;
+		fk->calls.trace_freeze++;
+		if (!t->stop_held)
+			stop_locked(fk, t);
+	}
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
+static int fake_trace_report(struct kfacade *kf, struct trace_report *out)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct trace_report *r;
+	int ret;
+
+	g_mutex_lock(&fk->lock);
+	r = g_queue_pop_head(&fk->trace_reports);
+	if (r) {
+		*out = *r;
+		if (r->what == TRACE_GONE)
+			fk->nr_traced--;
+		g_free(r);
+		ret = 1;
+	} else {
+		ret = fk->nr_traced ? 0 : -ECHILD;
+	}
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
+static int fake_trace_thaw(struct kfacade *kf, pid_t tid, int sig)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	int ret = 0;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (!t || !t->traced || !t->stopped) {
+		ret = -ESRCH;
+	} else {
+		t->traced = t->stopped = false;
+		t->given_back = sig;
+		fk->nr_traced--;
+		fk->calls.trace_thaw++;
+	}
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
@@ -473,6 +559,9 @@ static const struct kfacade_ops fake_ops = {
 	.set_autogroup_nice = fake_set_autogroup_nice,
 	.task_uids = fake_task_uids,
 	.nice_rlimit = fake_nice_rlimit,
+	.trace_freeze = fake_trace_freeze,
+	.trace_report = fake_trace_report,
+	.trace_thaw = fake_trace_thaw,
 };
 
 struct fake_kf *fake_kf_new(void)
@@ -498,6 +587,7 @@ void fake_kf_free(struct fake_kf *fk)
 	g_assert_cmpuint(fk->bad_closes, ==, 0);
 	g_queue_clear_full(&fk->pending, g_free);
 	g_queue_clear_full(&fk->late, g_free);
+	g_queue_clear_full(&fk->trace_reports, g_free);
 	g_hash_table_unref(fk->opens);
 	g_hash_table_unref(fk->threads);
 	g_hash_table_unref(fk->ag_nice);
@@ -548,6 +638,13 @@ static void exit_locked(struct fake_kf *fk, pid_t tid)
 	if (!t)
 		return;
 	report_locked(fk, TASK_EVENT_EXIT, tid, t->tgid, 0);
+	if (t->traced) {
+		struct trace_report *r = g_new0(struct trace_report, 1);
+
+		r->tid = tid;
+		r->what = TRACE_GONE;
+		g_queue_push_tail(&fk->trace_reports, r);
+	}
 	/* The last figures come with the exit, as taskstats gives them. */
 	((struct task_event *)fk->pending.tail->data)->final_valid = true;
 	((struct task_event *)fk->pending.tail->data)->final = t->cputime;
@@ -876,4 +973,71 @@ void fake_kf_hold_clock(struct fake_kf *fk, bool held)
 	if (!held)
 		fk->clock_ns += 50000000;
 	g_mutex_unlock(&fk->lock);
+}
+
+/* Called locked. */
+static struct fake_thread *thread_locked(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+
+	g_assert_nonnull(t);
+	return t;
+}
+
+bool fake_kf_frozen(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t;
+	bool frozen;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	frozen = t && t->traced && t->stopped;
+	g_mutex_unlock(&fk->lock);
+	return frozen;
+}
+
+bool fake_kf_traced(struct fake_kf *fk, pid_t tid)
+{
+	bool traced;
+
+	g_mutex_lock(&fk->lock);
+	traced = thread_locked(fk, tid)->traced;
+	g_mutex_unlock(&fk->lock);
+	return traced;
+}
+
+void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged)
+{
+	g_mutex_lock(&fk->lock);
+	thread_locked(fk, tid)->traced_by_other = debugged;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = thread_locked(fk, tid);
+	t->stop_held = held;
+	if (!held && t->traced && !t->stopped)
+		stop_locked(fk, t);
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_send_signal(struct fake_kf *fk, pid_t tid, int sig)
+{
+	g_mutex_lock(&fk->lock);
+	thread_locked(fk, tid)->pending_sig = sig;
+	g_mutex_unlock(&fk->lock);
+}
+
+int fake_kf_given_back(struct fake_kf *fk, pid_t tid)
+{
+	int sig;
+
+	g_mutex_lock(&fk->lock);
+	sig = thread_locked(fk, tid)->given_back;
+	g_mutex_unlock(&fk->lock);
+	return sig;
 }

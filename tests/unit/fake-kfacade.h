@@ -73,6 +73,7 @@ void fake_kf_lose_exits(struct fake_kf *fk);
 struct fake_kf_calls {
 	unsigned nice, affinity, autogroup;	/* set_* calls so far */
 	unsigned get_affinity;			/* get_affinity calls so far */
+	unsigned trace_freeze, trace_thaw;	/* threads frozen, thawed */
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
@@ -99,6 +100,22 @@ struct fake_kf_calls fake_kf_calls(struct fake_kf *fk);
 /* While held, the boot-time clock stands still between looks (it still
  * moves 1 ms per new thread); let go, it moves on 50 ms at once. */
 void fake_kf_hold_clock(struct fake_kf *fk, bool held);
+
+/* ptrace, as the freezer uses it: a thread the facade's caller froze
+ * stops at once (reported by ->trace_report) unless its stop is held (as
+ * in uninterruptible sleep); it exits reported as gone. The thread is
+ * frozen: traced and stopped (false for a thread that does not exist). */
+bool fake_kf_frozen(struct fake_kf *fk, pid_t tid);
+bool fake_kf_traced(struct fake_kf *fk, pid_t tid);
+/* A debugger traces the thread: ->trace_freeze() gives EPERM. */
+void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged);
+/* While held, a freeze does not stop the thread; let go, it stops. */
+void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held);
+/* A signal on its way to the thread: its next stop takes it (a
+ * signal-delivery-stop), and a thaw must give it back. */
+void fake_kf_send_signal(struct fake_kf *fk, pid_t tid, int sig);
+/* The signal the thread's last thaw gave back (0: none). */
+int fake_kf_given_back(struct fake_kf *fk, pid_t tid);
 
 /* The identity (inode) of the live thread tid, 0 if none. */
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);

@@ -27,6 +27,14 @@ static void test_hierarchies(void)
 	g_assert_cmpint(cg_hierarchy_by_name(e.core, "cpu,cpuacct", &index), ==, 0);
 	g_assert_cmpuint(index, ==, 0);
 	g_assert_cmpint(cg_hierarchy_by_name(e.core, "cpu", &index), ==, -ENOENT);
+	/* By the controllers it binds: all of them in one hierarchy. */
+	g_assert_cmpint(cg_hierarchy_binding(e.core, "cpu", &index), ==, 0);
+	g_assert_cmpuint(index, ==, 0);
+	g_assert_cmpint(cg_hierarchy_binding(e.core, "cpuset", &index), ==, 0);
+	g_assert_cmpuint(index, ==, 1);
+	g_assert_cmpint(cg_hierarchy_binding(e.core, "cpuset,cpu", &index), ==, -ENOENT);
+	g_assert_cmpint(cg_hierarchy_binding(e.core, "memory", &index), ==, -ENOENT);
+	g_assert_cmpint(cg_hierarchy_binding(e.core, "", &index), ==, -ENOENT);
 	env_teardown(&e);
 }
 

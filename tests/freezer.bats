@@ -1,0 +1,294 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The freezer (issue 15) on real processes: FROZEN stops every thread of
+# the group (its CPU time stops growing) until THAWED; threads forked or
+# moved in freeze, one moved out runs; the stop is a ptrace-stop, which a
+# SIGCONT does not end and a shell does not see as Stopped; no thread stays
+# frozen after the daemon stops or is killed, and a restart with the state
+# freezes the group again.
+
+load helpers
+
+setup() {
+	cg_setup
+	STATE=$CG_TMP/s.state
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/g"
+}
+
+teardown() {
+	cg_teardown
+}
+
+# busy VAR: starts a busy loop and stores its PID in VAR.
+busy() {
+	"$CG_PYTHON" -c 'while True: pass' >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$1" %s "$!"
+}
+
+# cpu_ns PID: the thread's CPU time so far (ns, exact).
+cpu_ns() {
+	local run rest
+	read -r run rest <"/proc/$1/schedstat"
+	echo "$run"
+}
+
+# ran PID: how long the thread ran in the next 0.4 s (ns).
+ran() {
+	local a b
+	a=$(cpu_ns "$1")
+	sleep 0.4
+	b=$(cpu_ns "$1")
+	echo $((b - a))
+}
+
+# state PID: its state letter in /proc/PID/stat.
+state() {
+	local s
+	s=$(<"/proc/$1/stat")
+	s=${s##*) }
+	echo "${s%% *}"
+}
+
+# assert_frozen PID / assert_runs PID: it does not run (in a ptrace-stop,
+# 't'), or it runs (more than 20 ms of the 0.4 s: the machine is shared).
+assert_frozen() {
+	[[ $(state "$1") == t ]] || { echo "$1 is in state $(state "$1"), not t" >&2; return 1; }
+	local n
+	n=$(ran "$1")
+	[[ $n -eq 0 ]] || { echo "frozen $1 ran $n ns" >&2; return 1; }
+}
+assert_runs() {
+	local n
+	n=$(ran "$1")
+	[[ $n -gt 20000000 ]] || { echo "$1 ran only $n ns in 0.4 s (state $(state "$1"))" >&2; return 1; }
+}
+
+# wait_state GROUP STATE: freezer.state reads STATE within 5 s.
+wait_state() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		[[ $(<"$1/freezer.state") == "$2" ]] && return 0
+		sleep 0.05
+	done
+	echo "$1/freezer.state reads $(<"$1/freezer.state"), not $2" >&2
+	return 1
+}
+
+# frozen_busy VAR: a busy loop in g, frozen; its PID in VAR.
+frozen_busy() {
+	busy "$1"
+	echo "${!1}" >"$MNT/g/cgroup.procs"
+	echo FROZEN >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "${!1}"
+}
+
+@test "freezer files: formats, modes, the kernel's errors; none in the root" {
+	run ls "$MNT"
+	refute_output --partial freezer.
+	run stat -c '%a %n' "$MNT/g/freezer.state" "$MNT/g/freezer.self_freezing" \
+		"$MNT/g/freezer.parent_freezing"
+	assert_output "644 $MNT/g/freezer.state
+444 $MNT/g/freezer.self_freezing
+444 $MNT/g/freezer.parent_freezing"
+	mkdir "$MNT/g/c"
+	cg_expect_read "$MNT/g/freezer.state" THAWED
+	cg_expect "$MNT/g/freezer.state" '' FREEZING "$E_INVAL" THAWED
+	cg_expect "$MNT/g/freezer.state" '' ' frozen ' "$E_INVAL" THAWED
+	cg_expect "$MNT/g/freezer.state" '' 'FROZEN\n\n' ok FROZEN
+	cg_expect_read "$MNT/g/c/freezer.state" FROZEN
+	cg_expect_read "$MNT/g/c/freezer.parent_freezing" 1
+	cg_expect_read "$MNT/g/c/freezer.self_freezing" 0
+	cg_expect "$MNT/g/c/freezer.state" '' THAWED ok FROZEN
+	cg_expect "$MNT/g/c/freezer.state" '' 'FROZEN\x00x' ok FROZEN
+	cg_expect "$MNT/g/freezer.state" '' THAWED ok THAWED
+	cg_expect_read "$MNT/g/c/freezer.state" FROZEN
+	cg_expect_read "$MNT/g/c/freezer.self_freezing" 1
+	cg_expect_read "$MNT/g/c/freezer.parent_freezing" 0
+	cg_expect "$MNT/g/freezer.self_freezing" '' 1 "$E_INVAL" 0
+	cg_expect_done
+	# A frozen empty group is removed as any other.
+	rmdir "$MNT/g/c"
+}
+
+@test "FROZEN stops every thread of a busy group until THAWED" {
+	local a b
+	busy a
+	busy b
+	echo "$a" >"$MNT/g/cgroup.procs"
+	echo "$b" >"$MNT/g/cgroup.procs"
+	assert_runs "$a"
+	echo FROZEN >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "$a"
+	assert_frozen "$b"
+	run grep '^freezer_frozen_threads' "$MNT/cgfused.stat"
+	assert_output "freezer_frozen_threads 2"
+	echo THAWED >"$MNT/g/freezer.state"
+	assert_equal "$(<"$MNT/g/freezer.state")" THAWED
+	assert_runs "$a"
+	assert_runs "$b"
+	run grep '^freezer_frozen_threads' "$MNT/cgfused.stat"
+	assert_output "freezer_frozen_threads 0"
+}
+
+@test "a frozen group's subgroups freeze; a thread moved in freezes, one moved out runs" {
+	local a b
+	busy a
+	busy b
+	mkdir "$MNT/g/sub"
+	echo "$a" >"$MNT/g/sub/cgroup.procs"
+	echo FROZEN >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "$a"
+	assert_runs "$b"
+	echo "$b" >"$MNT/g/cgroup.procs"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "$b"
+	echo "$a" >"$MNT/cgroup.procs"
+	assert_runs "$a"
+	assert_frozen "$b"
+}
+
+@test "children forked while the group freezes are frozen too" {
+	local p tid n
+	# A shell that forks a child every few ms (bounded: 400 at most).
+	bash -c 'for ((i = 0; i < 400; i++)); do sleep 100 & sleep 0.005; done; wait' \
+		>/dev/null 2>&1 3>&- &
+	p=$!
+	CG_HELPERS+=("$p")
+	echo "$p" >"$MNT/g/cgroup.procs"
+	sleep 0.2
+	echo FROZEN >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" FROZEN
+	n=$(wc -l <"$MNT/g/tasks")
+	[[ $n -gt 2 ]]
+	for tid in $(<"$MNT/g/tasks"); do
+		[[ $(state "$tid") == t ]] || { echo "$tid: $(state "$tid")" >&2; return 1; }
+	done
+	sleep 0.3
+	assert_equal "$(wc -l <"$MNT/g/tasks")" "$n"
+	# The children go with the shell (not ours to leave behind).
+	for tid in $(<"$MNT/g/tasks"); do
+		CG_HELPERS+=("$tid")
+	done
+}
+
+# job_shell STOP: a shell with job control (on a terminal, script(1))
+# runs a busy job in the background; STOP freezes or stops it, then the
+# shell's `jobs -l` is printed.
+job_shell() {
+	local p i
+	rm -f "$CG_TMP/pid" "$CG_TMP/go"
+	script -qec "bash --norc -mc '\"\$0\" -c \"while True: pass\" & echo \$! >$CG_TMP/pid
+		while [[ ! -e $CG_TMP/go ]]; do sleep 0.05; done; sleep 0.3; jobs -l
+		kill -KILL %1' $CG_PYTHON" /dev/null >"$CG_TMP/jobs" 2>&1 </dev/null 3>&- &
+	CG_HELPERS+=("$!")
+	for ((i = 0; i < 100; i++)); do [[ -s $CG_TMP/pid ]] && break; sleep 0.05; done
+	p=$(<"$CG_TMP/pid")
+	CG_HELPERS+=("$p")
+	"$1" "$p"
+	touch "$CG_TMP/go"
+	cg_wait_gone "$p"
+	JOB=$p
+}
+
+freeze_job() {
+	echo "$1" >"$MNT/g/cgroup.procs"
+	echo FROZEN >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" FROZEN
+	kill -CONT "$1"
+	assert_frozen "$1"
+}
+
+stop_job() {
+	kill -STOP "$1"
+}
+
+@test "a SIGCONT does not thaw, and a frozen shell job is not Stopped (as SIGSTOP's is)" {
+	job_shell freeze_job
+	run cat "$CG_TMP/jobs"
+	assert_output --regexp "$JOB Running"
+	# The same shell sees SIGSTOP's stop: the check above can tell.
+	job_shell stop_job
+	run cat "$CG_TMP/jobs"
+	assert_output --regexp "$JOB Stopped"
+}
+
+@test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
+	local a t
+	busy a
+	# strace holds it (PTRACE_SEIZE): ptrace allows one tracer.
+	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
+	t=$!
+	CG_HELPERS+=("$t")
+	for ((i = 0; i < 100; i++)); do
+		grep -q "^TracerPid:[[:space:]]*$t\$" "/proc/$a/status" && break
+		sleep 0.05
+	done
+	echo "$a" >"$MNT/g/cgroup.procs"
+	echo FROZEN >"$MNT/g/freezer.state"
+	sleep 0.3
+	assert_equal "$(<"$MNT/g/freezer.state")" FREEZING
+	run grep '^freezer_refused_threads' "$MNT/cgfused.stat"
+	assert_output "freezer_refused_threads 1"
+	assert_runs "$a"
+	kill -INT "$t"	# strace lets go
+	cg_wait_gone "$t"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "$a"
+}
+
+# The kernel's v1 freezer holds SIGKILL until the thaw; a ptrace-stop does
+# not (cgfused(8), FREEZING).
+@test "SIGKILL kills a frozen thread, and its parent reaps it" {
+	local a
+	frozen_busy a
+	kill -KILL "$a"
+	# Its tracer (the daemon) must reap it first: only then is the
+	# parent (this shell) told, and the process gone.
+	cg_wait_gone "$a" 20
+	wait_state "$MNT/g" FROZEN
+	run cat "$MNT/g/tasks"
+	assert_output ''
+}
+
+@test "the daemon's stop thaws every thread" {
+	local a
+	frozen_busy a
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	assert_runs "$a"
+}
+
+@test "kill -9 of the daemon leaves nothing frozen; a restart with the state freezes again" {
+	local a
+	frozen_busy a
+	kill -KILL "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	assert_runs "$a"
+	cg_mount -o "state=$STATE"
+	run cat "$MNT/g/cgroup.procs"
+	assert_output "$a"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "$a"
+	echo THAWED >"$MNT/g/freezer.state"
+	assert_runs "$a"
+}
+
+@test "a state saved before the freezer joined the default hierarchy comes back in it" {
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	cg_mount -o "state=$CG_TMP/old.state" -o controllers=cpu,cpuacct,cpuset
+	mkdir "$MNT/old"
+	echo 512 >"$MNT/old/cpu.shares"
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	cg_mount -o "state=$CG_TMP/old.state"
+	assert_equal "$(<"$MNT/old/cpu.shares")" 512
+	assert_equal "$(<"$MNT/old/freezer.state")" THAWED
+	run grep 'not applied' "$CG_TMP/cgfused.log"
+	assert_output ''
+}

@@ -1,0 +1,313 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The freezer: its files (against the kernel's, docs/kernel-oracle.md) and
+ * the enforcer's decisions, driven pass by pass on the fake facade, whose
+ * ptrace stops a thread at once unless its stop is held. */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "core/cgroup.h"
+#include "ctl/ctl.h"
+#include "enforce/freezer.h"
+#include "fake-kfacade.h"
+#include "test-env.h"
+#include "v1/face.h"
+
+#define INIT 1
+#define P100 100	/* threads 100, 101 */
+#define P200 200
+
+/* One hierarchy with cpu and the freezer (with the cpuset, a task could
+ * not join a group without CPUs). */
+static void setup(struct env *e, struct freezer_enforcer **fe)
+{
+	unsigned nr = 0;
+
+	while (cgfused_controllers[nr])
+		nr++;
+	memset(e, 0, sizeof(*e));
+	e->writer = INIT;
+	e->fk = fake_kf_new();
+	e->core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(e->fk));
+	e->root[0] = cg_root_new(e->core, &cgroup1_face, ctl_bit("cpu") | ctl_bit("freezer"), true);
+	e->top[0] = e->root[0]->top->id;
+	fake_kf_add_process(e->fk, INIT, 1);
+	fake_kf_add_process(e->fk, P100, 2);
+	fake_kf_add_process(e->fk, P200, 1);
+	*fe = freezer_enforcer_new(e->core);
+	g_assert_nonnull(*fe);
+}
+
+/* Group g with process 100 (threads 100 and 101) in it. */
+static uint64_t group_of_100(struct env *e)
+{
+	uint64_t g = mkdir_ok(e, e->top[0], "g");
+
+	wr_ok(e, g, "cgroup.procs", "100");
+	return g;
+}
+
+static void teardown(struct env *e, struct freezer_enforcer *fe)
+{
+	freezer_release_all(fe, 0);
+	freezer_enforcer_free(fe);
+	env_teardown(e);
+}
+
+static void test_no_freezer(void)
+{
+	struct env e;
+
+	env_setup(&e);
+	g_assert_null(freezer_enforcer_new(e.core));
+	env_teardown(&e);
+}
+
+static void test_files(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	assert_content(&e, g, "freezer.state", "THAWED\n");
+	assert_content(&e, g, "freezer.self_freezing", "0\n");
+	assert_content(&e, g, "freezer.parent_freezing", "0\n");
+	/* The kernel's parsing: strstrip, then exactly THAWED or FROZEN. */
+	g_assert_cmpint(wr(&e, g, "freezer.state", "FREEZING"), ==, -EINVAL);
+	g_assert_cmpint(wr(&e, g, "freezer.state", "frozen"), ==, -EINVAL);
+	g_assert_cmpint(wr(&e, g, "freezer.state", "\n"), ==, -EINVAL);
+	g_assert_cmpint(wr(&e, g, "freezer.state", "FROZEN X"), ==, -EINVAL);
+	assert_content(&e, g, "freezer.state", "THAWED\n");
+	g_assert_cmpint(wrn(&e, g, "freezer.state", "FROZEN\0x", 8, INIT), ==, 8);
+	/* Empty: frozen at once. */
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+	assert_content(&e, g, "freezer.self_freezing", "1\n");
+	wr_ok(&e, g, "freezer.state", " THAWED \n");
+	assert_content(&e, g, "freezer.state", "THAWED\n");
+	g_assert_cmpint(wr(&e, g, "freezer.self_freezing", "1"), <, 0);
+	teardown(&e, fe);
+}
+
+/* freezer_change_state(): parents first, each child by its parent. */
+static void test_hierarchy(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t a, b, c;
+
+	setup(&e, &fe);
+	a = mkdir_ok(&e, e.top[0], "a");
+	b = mkdir_ok(&e, a, "b");
+	wr_ok(&e, a, "freezer.state", "FROZEN");
+	assert_content(&e, b, "freezer.state", "FROZEN\n");
+	assert_content(&e, b, "freezer.self_freezing", "0\n");
+	assert_content(&e, b, "freezer.parent_freezing", "1\n");
+	/* A new group of a freezing parent freezes. */
+	c = mkdir_ok(&e, b, "c");
+	assert_content(&e, c, "freezer.parent_freezing", "1\n");
+	/* Thawing a child of a frozen parent does nothing. */
+	wr_ok(&e, b, "freezer.state", "THAWED");
+	assert_content(&e, b, "freezer.state", "FROZEN\n");
+	/* A child frozen itself stays frozen when its parent thaws. */
+	wr_ok(&e, b, "freezer.state", "FROZEN");
+	wr_ok(&e, a, "freezer.state", "THAWED");
+	assert_content(&e, a, "freezer.state", "THAWED\n");
+	assert_content(&e, b, "freezer.state", "FROZEN\n");
+	assert_content(&e, b, "freezer.self_freezing", "1\n");
+	assert_content(&e, b, "freezer.parent_freezing", "0\n");
+	assert_content(&e, c, "freezer.parent_freezing", "1\n");
+	/* A frozen empty group can be removed. */
+	g_assert_cmpint(cg_rmdir(e.core, b, "c", &root_cred), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, a, "b", &root_cred), ==, 0);
+	teardown(&e, fe);
+}
+
+static void test_freeze_thaw(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = group_of_100(&e);
+	g_assert_false(freezer_pass(fe, false));
+	g_assert_false(fake_kf_traced(e.fk, 100));	/* nothing to freeze: no ptrace */
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	/* Wanted, not done: the kernel's FREEZING. */
+	assert_content(&e, g, "freezer.state", "FREEZING\n");
+	g_assert_false(freezer_pass(fe, false));
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_true(fake_kf_frozen(e.fk, 101));
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+	g_assert_cmpuint(freezer_stats(fe)->frozen, ==, 2);
+	/* A pass with nothing new changes nothing. */
+	freezer_pass(fe, true);
+	g_assert_cmpuint(fake_kf_calls(e.fk).trace_freeze, ==, 2);
+
+	wr_ok(&e, g, "freezer.state", "THAWED");
+	freezer_pass(fe, false);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_false(fake_kf_traced(e.fk, 101));
+	g_assert_cmpuint(fake_kf_calls(e.fk).trace_thaw, ==, 2);
+	g_assert_cmpuint(freezer_stats(fe)->frozen, ==, 0);
+	g_assert_false(freezer_tracing(fe));
+	teardown(&e, fe);
+}
+
+/* Threads forked or moved in while frozen are frozen; one moved out, a
+ * nested group's, and one that exits are let go. */
+static void test_membership(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g, sub;
+
+	setup(&e, &fe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	sub = mkdir_ok(&e, g, "sub");
+	wr_ok(&e, g, "tasks", "100");
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	freezer_pass(fe, false);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_false(fake_kf_traced(e.fk, 101));	/* v1: threads move alone */
+
+	fake_kf_fork(e.fk, 100, 300, 300);	/* raced the freeze */
+	fake_kf_fork(e.fk, 0, 102, P100);	/* a new thread of 100 */
+	freezer_pass(fe, false);
+	g_assert_true(fake_kf_frozen(e.fk, 300));
+	g_assert_true(fake_kf_frozen(e.fk, 102));
+	g_assert_false(fake_kf_traced(e.fk, 101));
+
+	wr_ok(&e, sub, "tasks", "200");		/* a nested group freezes too */
+	freezer_pass(fe, false);
+	g_assert_true(fake_kf_frozen(e.fk, P200));
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+
+	wr_ok(&e, e.top[0], "tasks", "300");	/* out: runs again */
+	freezer_pass(fe, false);
+	g_assert_false(fake_kf_traced(e.fk, 300));
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+
+	fake_kf_exit(e.fk, 102);		/* a frozen thread killed */
+	g_assert_true(freezer_pass(fe, false));	/* look again soon: reap it */
+	g_assert_false(freezer_pass(fe, false));
+	g_assert_cmpuint(freezer_stats(fe)->frozen, ==, 2);
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+	teardown(&e, fe);
+}
+
+/* A thread that does not stop at once (uninterruptible sleep) keeps the
+ * group FREEZING, and passes are due until it stops. */
+static void test_slow_stop(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = group_of_100(&e);
+	fake_kf_hold_stop(e.fk, 101, true);
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	g_assert_true(freezer_pass(fe, false));
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_false(fake_kf_frozen(e.fk, 101));
+	assert_content(&e, g, "freezer.state", "FREEZING\n");
+	g_assert_cmpuint(freezer_stats(fe)->freezing, ==, 1);
+	fake_kf_hold_stop(e.fk, 101, false);
+	g_assert_false(freezer_pass(fe, false));
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+
+	/* Thawed while on its way to a stop: let go once it stops. */
+	wr_ok(&e, g, "freezer.state", "THAWED");
+	freezer_pass(fe, false);
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	fake_kf_hold_stop(e.fk, 100, true);
+	fake_kf_hold_stop(e.fk, 101, true);
+	freezer_pass(fe, false);
+	wr_ok(&e, g, "freezer.state", "THAWED");
+	g_assert_true(freezer_pass(fe, false));
+	g_assert_true(fake_kf_traced(e.fk, 100));
+	fake_kf_hold_stop(e.fk, 100, false);
+	fake_kf_hold_stop(e.fk, 101, false);
+	g_assert_false(freezer_pass(fe, false));
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_false(fake_kf_traced(e.fk, 101));
+	teardown(&e, fe);
+}
+
+/* A thread a debugger traces cannot be frozen: the group stays FREEZING
+ * (as the kernel's does while a task cannot freeze), the refusal is
+ * counted, and the thread is tried again at a recheck. */
+static void test_debugged(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = group_of_100(&e);
+	fake_kf_set_debugged(e.fk, 101, true);
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	g_assert_false(freezer_pass(fe, false));
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_cmpuint(freezer_stats(fe)->refused, ==, 1);
+	assert_content(&e, g, "freezer.state", "FREEZING\n");
+	fake_kf_set_debugged(e.fk, 101, false);
+	freezer_pass(fe, false);		/* no recheck: not tried */
+	g_assert_false(fake_kf_traced(e.fk, 101));
+	freezer_pass(fe, true);
+	g_assert_true(fake_kf_frozen(e.fk, 101));
+	g_assert_cmpuint(freezer_stats(fe)->refused, ==, 0);
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+	teardown(&e, fe);
+}
+
+/* A signal taken by the stop is given back at the thaw, and the daemon's
+ * stop lets every thread go. */
+static void test_signal_and_release(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = group_of_100(&e);
+	wr_ok(&e, g, "tasks", "200");
+	fake_kf_send_signal(e.fk, 100, SIGUSR1);
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	freezer_pass(fe, false);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	wr_ok(&e, g, "freezer.state", "THAWED");
+	freezer_pass(fe, false);
+	g_assert_cmpint(fake_kf_given_back(e.fk, 100), ==, SIGUSR1);
+	g_assert_cmpint(fake_kf_given_back(e.fk, 101), ==, 0);
+
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	freezer_pass(fe, false);
+	g_assert_cmpuint(freezer_stats(fe)->frozen, ==, 3);
+	freezer_release_all(fe, 0);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_false(fake_kf_traced(e.fk, 101));
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	g_assert_false(freezer_tracing(fe));
+	teardown(&e, fe);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/freezer/no-freezer", test_no_freezer);
+	g_test_add_func("/freezer/files", test_files);
+	g_test_add_func("/freezer/hierarchy", test_hierarchy);
+	g_test_add_func("/freezer/freeze-thaw", test_freeze_thaw);
+	g_test_add_func("/freezer/membership", test_membership);
+	g_test_add_func("/freezer/slow-stop", test_slow_stop);
+	g_test_add_func("/freezer/debugged", test_debugged);
+	g_test_add_func("/freezer/signal-and-release", test_signal_and_release);
+	return g_test_run();
+}
