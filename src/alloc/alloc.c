@@ -809,10 +809,6 @@ static void forget_autogroups(struct allocator *a)
 	}
 }
 
-/* Sessions weigh against each other by their autogroup's nice alone. When
- * managed threads run in more than one, each session's nice is set from its
- * runnable threads' total target weight (unprivileged: only upwards from
- * the heaviest, which stays as it is). One session: left as it was. */
 /* Which sessions have only managed threads. A session's autogroup nice
  * weighs every thread of the session, and one that also holds threads
  * cgfused does not manage (a user's process in root's login session, the
@@ -855,6 +851,10 @@ static void check_sessions(struct allocator *a)
 	a->sessions_stale = false;
 }
 
+/* Sessions weigh against each other by their autogroup's nice alone. When
+ * managed threads run in more than one, each session's nice is set from its
+ * runnable threads' total target weight (unprivileged: only upwards from
+ * the heaviest, which stays as it is). One session: left as it was. */
 static void weigh_autogroups(struct allocator *a)
 {
 	struct kfacade *kf = a->core->kf;

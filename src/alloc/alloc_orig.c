@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/failcount.h"
+
 #include "alloc/alloc_nice.h"
 #include "state/state_file.h"
 
@@ -22,7 +24,7 @@ struct alloc_orig {
 	int fd;
 	GString *buf;			/* records not written yet */
 	unsigned lines;			/* records in the file and in buf */
-	bool failing;			/* the last write failed (said once) */
+	struct failcount fails;		/* writes of the file */
 	GHashTable *left_tasks;		/* tid -> struct orig_task *, the last daemon's */
 	GHashTable *left_ags;		/* id -> struct orig_autogroup * */
 };
@@ -218,10 +220,12 @@ void alloc_orig_drop_autogroup(struct alloc_orig *o, int id)
 
 static void said(struct alloc_orig *o, int ret)
 {
-	if (ret < 0 && !o->failing)
-		g_warning("%s/%s: cannot record what cgfused changes: %s (a restart after a "
-			  "crash may not give it back)", o->dir.path, o->name, g_strerror(-ret));
-	o->failing = ret < 0;
+	if (ret < 0)
+		failcount_fail(&o->fails, "%s/%s: cannot record what cgfused changes: %s (a "
+			       "restart after a crash may not give it back)", o->dir.path, o->name,
+			       g_strerror(-ret));
+	else
+		failcount_ok(&o->fails, "recording what cgfused changes");
 }
 
 void alloc_orig_flush(struct alloc_orig *o)

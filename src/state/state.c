@@ -14,6 +14,7 @@
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
+#include "lib/failcount.h"
 #include "state/state_file.h"
 #include "state/state_log.h"
 #include "state/state_replay.h"
@@ -41,8 +42,8 @@ struct cg_state {
 	unsigned log_records;		/* in the current log */
 	gint snapshot_records;		/* in the last snapshot written */
 	unsigned compact_at;		/* log records that make a compaction */
-	bool write_failed;		/* said once */
-	bool job_failed;		/* said once */
+	struct failcount write_fails;	/* appends to the log */
+	struct failcount job_fails;	/* compactions */
 	GString *buf, *group;		/* the hooks' records, reused (locked) */
 	gint dirty;			/* a log changed since the last sync */
 	gint grow;			/* the log's room is to be grown */
@@ -451,12 +452,10 @@ static bool start_compaction(struct cg_state *st)
 	return true;
 }
 
-/* Said once until a compaction succeeds again. */
+/* Said once, then counted until a compaction succeeds again. */
 static int job_failed(struct cg_state *st, const char *file, int err)
 {
-	if (!st->job_failed)
-		g_warning("state: cannot write %s: %s", file, g_strerror(-err));
-	st->job_failed = true;
+	failcount_fail(&st->job_fails, "state: cannot write %s: %s", file, g_strerror(-err));
 	return err;
 }
 
@@ -500,7 +499,7 @@ static int finish_compaction(struct cg_state *st)
 	if (ret)
 		return job_failed(st, st->log_path[old], ret);
 	g_atomic_int_set(&st->next_ready, 1);
-	st->job_failed = false;
+	failcount_ok(&st->job_fails, "state: compaction");
 	return 0;
 }
 
@@ -527,12 +526,12 @@ static void append(struct cg_state *st, GString *recs, unsigned nr)
 {
 	int ret = state_log_append(&st->logs[st->cur], recs->str, recs->len);
 
-	if (ret && !st->write_failed)
-		g_warning("state: cannot append to %s: %s", st->log_path[st->cur],
-			  g_strerror(-ret));
-	st->write_failed = ret != 0;
-	if (ret)
+	if (ret) {
+		failcount_fail(&st->write_fails, "state: cannot append to %s: %s",
+			       st->log_path[st->cur], g_strerror(-ret));
 		return;
+	}
+	failcount_ok(&st->write_fails, "state: appending to the log");
 	g_atomic_int_set(&st->dirty, 1);
 	st->log_records += nr;
 	kick_growth(st);
