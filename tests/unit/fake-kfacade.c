@@ -26,9 +26,12 @@ struct fake_thread {
 };
 
 /* One identity the core tracks (between task_open and task_close). */
+/* A thread's open identities: a pidfd each, as many as were opened (an
+ * attach's own and the one a fork report's catch-up opens may overlap). */
 struct fake_open {
 	guint64 ino;
 	pid_t tid;
+	unsigned n;
 };
 
 struct fake_kf {
@@ -79,12 +82,14 @@ static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 	} else if (t->kthread) {
 		ret = -EINVAL;
 	} else {
-		o = g_new0(struct fake_open, 1);
-		o->ino = t->ino;
-		o->tid = tid;
-		if (g_hash_table_contains(fk->opens, &o->ino))
-			fk->bad_closes++;	/* tracked twice: as bad as a double close */
-		g_hash_table_insert(fk->opens, &o->ino, o);
+		o = g_hash_table_lookup(fk->opens, &t->ino);
+		if (!o) {
+			o = g_new0(struct fake_open, 1);
+			o->ino = t->ino;
+			o->tid = tid;
+			g_hash_table_insert(fk->opens, &o->ino, o);
+		}
+		o->n++;
 		id->ino = t->ino;
 		id->tgid = t->tgid;
 	}
@@ -101,7 +106,7 @@ static void fake_task_close(struct kfacade *kf, const struct task_ident *id)
 	o = g_hash_table_lookup(fk->opens, &id->ino);
 	if (!o) {
 		fk->bad_closes++;
-	} else {
+	} else if (--o->n == 0) {
 		g_hash_table_remove(fk->opens, &id->ino);	/* frees o */
 	}
 	g_mutex_unlock(&fk->lock);
@@ -773,12 +778,7 @@ guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid)
 
 unsigned fake_kf_open_count(struct fake_kf *fk)
 {
-	unsigned n;
-
-	g_mutex_lock(&fk->lock);
-	n = g_hash_table_size(fk->opens);
-	g_mutex_unlock(&fk->lock);
-	return n;
+	return fake_kf_open_count_tid(fk, 0);
 }
 
 unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid)
@@ -790,7 +790,8 @@ unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid)
 	g_mutex_lock(&fk->lock);
 	g_hash_table_iter_init(&iter, fk->opens);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&o))
-		n += o->tid == tid;
+		if (!tid || o->tid == tid)
+			n += o->n;
 	g_mutex_unlock(&fk->lock);
 	return n;
 }

@@ -121,7 +121,8 @@ int fake_kf_given_back(struct fake_kf *fk, pid_t tid);
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);
 /* How many identities are open now (task_open minus task_close). */
 unsigned fake_kf_open_count(struct fake_kf *fk);
-/* How many of the open identities belong to thread tid (0 or 1 normally). */
+/* How many of the open identities belong to thread tid (0 or 1 normally;
+ * 2 while an attach's own overlaps the one a fork report's catch-up opens). */
 unsigned fake_kf_open_count_tid(struct fake_kf *fk, pid_t tid);
 /* How many exit reports are waiting for ->task_events(). */
 unsigned fake_kf_pending_exits(struct fake_kf *fk);

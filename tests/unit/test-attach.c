@@ -966,6 +966,29 @@ static void check_invariants(struct env *e)
 	g_hash_table_unref(distinct);
 }
 
+/* A thread whose fork is reported only once the attach has the lock: the
+ * attach opened its identity, the catch-up opens its own and tracks the
+ * thread in its process's group; the move to the root wins, and no
+ * identity stays open once the thread is gone. */
+static void test_late_fork_to_root(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = mkdir_ok(&e, e.top[0], "a");
+	fake_kf_add_process(e.fk, 100, 1);
+	wr_ok(&e, a, "tasks", "100");
+	fake_kf_fork(e.fk, 100, 101, 100);	/* a thread, not yet heard of */
+	wr_ok(&e, e.top[0], "tasks", "101");
+	assert_content(&e, a, "tasks", "100\n");
+	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 101), <=, 1);
+	fake_kf_exit(e.fk, 101);
+	assert_content(&e, a, "tasks", "100\n");	/* the exit caught up */
+	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 101), ==, 0);
+	env_teardown(&e);
+}
+
 static void test_race(void)
 {
 	struct env e;
@@ -1042,5 +1065,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/dir/rename-rules", test_rename_rules);
 	g_test_add_func("/dir/mkdir-rules", test_mkdir_rules);
 	g_test_add_func("/attach/race", test_race);
+	g_test_add_func("/attach/late-fork-to-root", test_late_fork_to_root);
 	return g_test_run();
 }
