@@ -59,6 +59,9 @@ struct cpuset {
 	struct cpumask cpus_allowed, mems_allowed;
 	struct cpumask effective_cpus, effective_mems;
 	unsigned flags;			/* CS_FLAG()s */
+	/* A child has had an exclusive flag: only then does a mkdir look
+	 * at its siblings (a walk of them all, kept off the common path). */
+	bool child_was_exclusive;
 	int64_t relax_domain_level;
 	bool memory_pressure_enabled;	/* the top cpuset's: the hierarchy's */
 };
@@ -80,6 +83,19 @@ static struct css *cpuset_css_alloc(struct css *parent)
 	return &cs->css;
 }
 
+static bool has_exclusive_child(struct css *css)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	if (!css_cs(css)->child_was_exclusive)
+		return false;
+	cgroup_for_each_child(child, &iter, css->cgroup)
+		if (css_cs(css_in(css, child))->flags & CS_EXCLUSIVE_FLAGS)
+			return true;
+	return false;
+}
+
 static void cpuset_css_online(struct css *css)
 {
 	struct cpuset *cs = css_cs(css);
@@ -95,32 +111,19 @@ static void cpuset_css_online(struct css *css)
 		return;
 	}
 	struct cpuset *parent = css_cs(css->parent);
-	GHashTableIter iter;
-	struct cgroup *sibling;
 
 	cs->flags |= parent->flags & (CS_FLAG(FILE_SPREAD_PAGE) | CS_FLAG(FILE_SPREAD_SLAB));
-	if (!(css->cgroup->flags & CGRP_CPUSET_CLONE_CHILDREN))
-		return;
 	/* The kernel clones nothing when a sibling is exclusive (the new
 	 * group, not yet among its parent's children, would overlap it). */
-	cgroup_for_each_child(sibling, &iter, css->parent->cgroup)
-		if (css_cs(css_in(css->parent, sibling))->flags & CS_EXCLUSIVE_FLAGS)
-			return;
+	if (!(css->cgroup->flags & CGRP_CPUSET_CLONE_CHILDREN) || has_exclusive_child(css->parent))
+		return;
 	cs->cpus_allowed = cs->effective_cpus = parent->cpus_allowed;
 	cs->mems_allowed = cs->effective_mems = parent->mems_allowed;
 }
 
 static bool cpuset_children_alike(struct css *css)
 {
-	GHashTableIter iter;
-	struct cgroup *child;
-
-	if (!(css->cgroup->flags & CGRP_CPUSET_CLONE_CHILDREN))
-		return true;
-	cgroup_for_each_child(child, &iter, css->cgroup)
-		if (css_cs(css_in(css, child))->flags & CS_EXCLUSIVE_FLAGS)
-			return false;
-	return true;
+	return !(css->cgroup->flags & CGRP_CPUSET_CLONE_CHILDREN) || !has_exclusive_child(css);
 }
 
 static void cpuset_css_free(struct css *css)
@@ -307,6 +310,8 @@ static int cpuset_write_u64(struct css *css, const struct cftype *cft, uint64_t 
 	ret = validate_change(cs, &trial);
 	if (ret == 0)
 		cs->flags = trial.flags;
+	if (ret == 0 && (cs->flags & CS_EXCLUSIVE_FLAGS) && css->parent)
+		css_cs(css->parent)->child_was_exclusive = true;
 	return ret;
 }
 
