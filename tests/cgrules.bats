@@ -40,10 +40,10 @@ start() {
 	printf -v "$var" %s "$!"
 }
 
-# placed PID FILE: waits up to 5 s for PID to be listed in FILE.
+# placed PID FILE: waits up to 20 s for PID to be listed in FILE.
 placed() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		grep -qx "$1" "$2" 2>/dev/null && return 0
 		sleep 0.05
 	done
@@ -115,10 +115,10 @@ placed() {
 	placed "$p" "$MNT/group/cgroup.procs"
 }
 
-# wait_log TEXT: the daemon's log says TEXT (up to 5 s).
+# wait_log TEXT: the daemon's log says TEXT (up to 20 s).
 wait_log() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		grep -qF -- "$1" "$CG_TMP/cgfused.log" && return 0
 		sleep 0.05
 	done
@@ -133,7 +133,7 @@ wait_log() {
 	mkdir "$MNT/placed" "$MNT/mine"
 	local s p i
 	start s "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" --sticky -g cpu:/mine
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		[ "$(cat "/proc/$s/comm" 2>/dev/null)" = "$CMD" ] && break
 		sleep 0.05
 	done
@@ -198,7 +198,7 @@ wait_log() {
 	cg_mount -o "rules=$RULES"
 	local p q
 	start p
-	wait_log "rules: line 1: cannot move $p into cpuset,cpu,cpuacct:/nowhere: no such group (said once; repeats are counted)"
+	wait_log "rules: line 1: cannot move $p into cpuset,cpu,cpuacct,freezer:/nowhere: no such group (said once; repeats are counted)"
 	start q
 	sleep 0.5
 	grep -qx "$p" "$MNT/cgroup.procs"

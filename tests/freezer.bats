@@ -65,10 +65,10 @@ assert_runs() {
 	[[ $n -gt 20000000 ]] || { echo "$1 ran only $n ns in 0.4 s (state $(state "$1"))" >&2; return 1; }
 }
 
-# wait_state GROUP STATE: freezer.state reads STATE within 5 s.
+# wait_state GROUP STATE: freezer.state reads STATE within 20 s.
 wait_state() {
 	local i
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		[[ $(<"$1/freezer.state") == "$2" ]] && return 0
 		sleep 0.05
 	done
@@ -186,7 +186,7 @@ job_shell() {
 		while [[ ! -e $CG_TMP/go ]]; do sleep 0.05; done; sleep 0.3; jobs -l
 		kill -KILL %1' $CG_PYTHON" /dev/null >"$CG_TMP/jobs" 2>&1 </dev/null 3>&- &
 	CG_HELPERS+=("$!")
-	for ((i = 0; i < 100; i++)); do [[ -s $CG_TMP/pid ]] && break; sleep 0.05; done
+	for ((i = 0; i < 400; i++)); do [[ -s $CG_TMP/pid ]] && break; sleep 0.05; done
 	p=$(<"$CG_TMP/pid")
 	CG_HELPERS+=("$p")
 	"$1" "$p"
@@ -224,7 +224,7 @@ stop_job() {
 	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
 	t=$!
 	CG_HELPERS+=("$t")
-	for ((i = 0; i < 100; i++)); do
+	for ((i = 0; i < 400; i++)); do
 		grep -q "^TracerPid:[[:space:]]*$t\$" "/proc/$a/status" && break
 		sleep 0.05
 	done
