@@ -1134,9 +1134,13 @@ static gint race_passes_run;
 static gpointer race_passes(gpointer data)
 {
 	(void)data;
+	/* A breath between passes, as the daemon's thread waits for its next
+	 * period: under valgrind, whose threads take turns at a lock, a loop
+	 * that never blocks leaves the mover almost no turn at all. */
 	while (!g_atomic_int_get(&race_stop)) {
 		alloc_pass(alloc, false);
 		g_atomic_int_inc(&race_passes_run);
+		g_usleep(20);
 	}
 	return NULL;
 }
