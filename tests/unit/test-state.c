@@ -810,6 +810,18 @@ static unsigned writes_of(struct st_env *s, uint64_t id)
 	return n;
 }
 
+/* Starts the daemon again (same boot) and checks that every setting
+ * reads as in before. */
+static void restart_same(struct st_env *s, const char *before)
+{
+	char *after;
+
+	st_restart(s, BOOT);
+	after = settings_dump(s);
+	g_assert_cmpstr(after, ==, before);
+	g_free(after);
+}
+
 /* Values a group inherits at mkdir (notify_on_release, clone_children,
  * and with it its parent's cpuset) and values written, with parents
  * changed after their children were made: a snapshot keeps only what
@@ -820,7 +832,7 @@ static void test_inherited(void)
 {
 	struct st_env s;
 	uint64_t a, b, c, d, e, f;
-	char *before, *after;
+	char *before;
 
 	st_setup(&s);
 	a = mkdir_ok(&s.e, s.e.top[0], "a");		/* notify 0, cpus 0-3 */
@@ -841,17 +853,11 @@ static void test_inherited(void)
 	before = settings_dump(&s);
 
 	st_crash(&s);
-	st_restart(&s, BOOT);
-	after = settings_dump(&s);
-	g_assert_cmpstr(after, ==, before);
-	g_free(after);
+	restart_same(&s, before);
 	st_stop(&s);
 	/* The snapshot of the restarted daemon: its ids are those of the
 	 * groups it made, in the order of the log's records. */
-	st_restart(&s, BOOT);
-	after = settings_dump(&s);
-	g_assert_cmpstr(after, ==, before);
-	g_free(after);
+	restart_same(&s, before);
 	a = group(&s, "/a");
 	b = group(&s, "/b");
 	c = group(&s, "/a/c");
@@ -877,10 +883,7 @@ static void test_inherited(void)
 	EXPECT_INT(writes_of(&s, e), 0, "%s", "writes of e");
 	EXPECT_INT(writes_of(&s, f), 0, "%s", "writes of f");
 	EXPECT_INT(snapshot_lines(&s, "mkdir "), 6, "%s", "mkdir records");
-	st_restart(&s, BOOT);
-	after = settings_dump(&s);
-	g_assert_cmpstr(after, ==, before);
-	g_free(after);
+	restart_same(&s, before);
 	g_free(before);
 	st_teardown(&s);
 }
@@ -893,7 +896,7 @@ static void test_exclusive_siblings(void)
 {
 	struct st_env s;
 	uint64_t a, b, d;
-	char *before, *after;
+	char *before;
 
 	st_setup(&s);
 	a = mkdir_ok(&s.e, s.e.top[0], "a");		/* cloned: cpus 0-3 */
@@ -908,10 +911,7 @@ static void test_exclusive_siblings(void)
 		st_stop(&s);
 		/* Its empty sets differ from what a mkdir gives now. */
 		EXPECT_INT(writes_of(&s, b), 2, "%s", "writes of b (cpus, mems)");
-		st_restart(&s, BOOT);
-		after = settings_dump(&s);
-		g_assert_cmpstr(after, ==, before);
-		g_free(after);
+		restart_same(&s, before);
 		b = group(&s, "/b");
 		assert_content(&s.e, b, "cpuset.cpus", "\n");
 		assert_content(&s.e, b, "cpuset.mems", "\n");
@@ -928,10 +928,7 @@ static void test_exclusive_siblings(void)
 	before = settings_dump(&s);
 	for (int round = 0; round < 2; round++) {
 		st_stop(&s);
-		st_restart(&s, BOOT);
-		after = settings_dump(&s);
-		g_assert_cmpstr(after, ==, before);
-		g_free(after);
+		restart_same(&s, before);
 	}
 	g_free(before);
 	st_teardown(&s);
@@ -961,10 +958,7 @@ static void test_many(void)
 	before = settings_dump(&s);
 	st_stop(&s);
 	g_assert_cmpuint(snapshot_lines(&s, "mkdir "), ==, 3001);
-	st_restart(&s, BOOT);
-	after = settings_dump(&s);
-	g_assert_cmpstr(after, ==, before);
-	g_free(after);
+	restart_same(&s, before);
 
 	big = g_strnfill(200 << 10, 'x');
 	st_crash(&s);
