@@ -677,7 +677,7 @@ static void record_autogroup(struct allocator *a, struct autogroup *ag,
 {
 	struct orig_autogroup rec = { ag->id, s->tid, s->ident.ino, ag->orig_nice };
 
-	if (!a->orig)
+	if (!a->orig || ag->id == AUTOGROUP_ROOT)	/* never changed */
 		return;
 	if (alloc_orig_take_autogroup(a->orig, ag->id, &rec)) {
 		ag->orig_nice = rec.nice;
@@ -813,7 +813,9 @@ static void forget_autogroups(struct allocator *a)
  * weighs every thread of the session, and one that also holds threads
  * cgfused does not manage (a user's process in root's login session, the
  * shell that started it) is not cgfused's to change (issue 13): those are
- * left alone. One /proc read per process of the system, so only when
+ * left alone, as is the root autogroup of init's session (kernel threads
+ * and every process never moved to a session of its own; its nice cannot
+ * be set). One /proc read per process of the system, so only when
  * sessions are to be weighed, after a new copy of the tree or a reconcile. */
 static void check_sessions(struct allocator *a)
 {
@@ -826,7 +828,7 @@ static void check_sessions(struct allocator *a)
 
 	g_hash_table_iter_init(&iter, a->autogroups);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
-		ag->whole = listed;
+		ag->whole = listed && ag->id != AUTOGROUP_ROOT;	/* init's is never */
 	for (guint i = 0; listed && i < procs->len; i++) {
 		pid_t pid = g_array_index(procs, pid_t, i);
 		int id, nice;

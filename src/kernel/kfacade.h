@@ -71,6 +71,9 @@ struct trace_report {
 
 struct kfacade;
 
+/* The root task group's autogroup: no session's, no nice of its own. */
+#define AUTOGROUP_ROOT 0
+
 struct kfacade_ops {
 	/* The identity of a live thread the core starts tracking. -ESRCH when
 	 * there is no such thread, -EINVAL for a kernel thread (the kernel
@@ -127,7 +130,9 @@ struct kfacade_ops {
 	int (*get_affinity)(struct kfacade *kf, pid_t tid, struct cpumask *mask);
 	int (*set_affinity)(struct kfacade *kf, pid_t tid, const struct cpumask *mask);
 	/* The session autogroup a thread is in (/proc/PID/autogroup) and its
-	 * nice, and setting that nice (which weighs the whole session). */
+	 * nice, and setting that nice (which weighs the whole session). A
+	 * thread of init's session is in the root one, AUTOGROUP_ROOT, whose
+	 * file is empty and whose nice cannot be set (EINVAL). */
 	int (*get_autogroup)(struct kfacade *kf, pid_t tid, int *id, int *nice);
 	int (*set_autogroup_nice)(struct kfacade *kf, pid_t tid, int nice);
 	/* The user ids of thread tid: 0, or -ESRCH when there is none. */

@@ -139,8 +139,13 @@ int ksched_get_autogroup(struct kfacade *kf, pid_t tid, int *id, int *nice)
 	snprintf(path, sizeof(path), "/proc/%d/autogroup", tid);
 	if (!g_file_get_contents(path, &data, NULL, NULL))
 		return -ESRCH;
-	if (sscanf(data, "/autogroup-%d nice %d", id, nice) == 2)
+	if (sscanf(data, "/autogroup-%d nice %d", id, nice) == 2) {
 		ret = 0;
+	} else if (!*data) {	/* init's session: the root task group */
+		*id = AUTOGROUP_ROOT;
+		*nice = 0;
+		ret = 0;
+	}
 	g_free(data);
 	return ret;
 }

@@ -432,6 +432,10 @@ static int fake_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice)
 	g_mutex_lock(&fk->lock);
 	fk->calls.autogroup++;
 	t = lookup_locked(fk, tid);
+	if (t && t->autogroup == AUTOGROUP_ROOT) {	/* as the kernel's */
+		g_mutex_unlock(&fk->lock);
+		return -EINVAL;
+	}
 	if (t)
 		g_hash_table_insert(fk->ag_nice, GINT_TO_POINTER(t->autogroup),
 				    GINT_TO_POINTER(nice));

@@ -474,6 +474,28 @@ static void test_autogroup_of_mixed_session(void)
 	teardown(&e);
 }
 
+/* A member of init's session is in the root autogroup (CI runs there):
+ * never cgfused's, its nice cannot be set, and it must not be tried; the
+ * other session is weighed against it. */
+static void test_autogroup_root(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 2, 2 }, { "B", 200, 2, 2 } };
+
+	setup(&e);
+	make_groups(&e, g, 2);
+	fake_kf_set_session(e.fk, 100, AUTOGROUP_ROOT);
+	fake_kf_set_session(e.fk, 200, 2);
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "8192");
+	run_period(&e, g, 2);
+	run_period(&e, g, 2);
+	g_assert_cmpuint(fake_kf_calls(e.fk).autogroup, ==, 1);	/* session 2's */
+	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 2), <, 0);
+	g_assert_cmpuint(alloc_stats(alloc)->autogroups_left_alone, ==, 1);
+	g_assert_cmpuint(alloc_stats(alloc)->failed_calls, ==, 0);
+	teardown(&e);
+}
+
 /* A session left with no managed thread gets its autogroup nice back and
  * is forgotten: nothing is tried again, not even when it is gone (the
  * daemon once retried a gone session's restore at every pass). */
@@ -1253,6 +1275,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/autogroups", test_autogroups);
 	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);
 	g_test_add_func("/alloc/autogroup-of-mixed-session", test_autogroup_of_mixed_session);
+	g_test_add_func("/alloc/autogroup-root", test_autogroup_root);
 	g_test_add_func("/alloc/lost-forks-recovered", test_lost_forks_recovered);
 	g_test_add_func("/alloc/sleepers-not-reniced", test_sleepers_not_reniced);
 	g_test_add_func("/alloc/widening-put-back", test_widening_put_back);
