@@ -82,21 +82,6 @@ static void step(struct env *e, uint64_t id, const char *name, const char *file,
 	EXPECT_INT(ret, err ? err : (ssize_t)strlen(value), "%s/%s <- %s", name, file, value);
 }
 
-/* assert_content(), but not fatal. */
-static void expect_content(struct env *e, uint64_t id, const char *file, const char *want)
-{
-	char *got = rd(e, id, file);
-
-	if (strcmp(got, want) != 0) {
-		char *g = g_strescape(got, NULL), *w = g_strescape(want, NULL);
-
-		FAILF("%s reads \"%s\", want \"%s\"", file, g, w);
-		g_free(g);
-		g_free(w);
-	}
-	g_free(got);
-}
-
 /* ---- cpu ---------------------------------------------------------------- */
 
 static void test_cpu_defaults(void)
