@@ -461,8 +461,9 @@ static uint64_t cpu_weight_read_u64(struct css *css, const struct cftype *cft)
 
 /* cpu_weight_write_u64(). Writing the weight a group shows keeps its
  * exact shares (which the kernel rounds anew: shares 335 from nice 5 read
- * weight 33, which is 338): no file tells them apart, and a saved state
- * (weight.nice, then weight) then restores a weight set by nice exactly. */
+ * weight 33, which is 338): no file tells them apart, and the state's
+ * replay, which writes no value a file already shows, then gives what the
+ * live group had, from its log as from its snapshot. */
 static int cpu_weight_write_u64(struct css *css, const struct cftype *cft, uint64_t w)
 {
 	struct task_group *tg = css_tg(css);

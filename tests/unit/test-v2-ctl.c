@@ -13,10 +13,12 @@
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "core/cgroup.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
+#include "state/state.h"
 #include "test-env.h"
 #include "v1/base_files.h"
 
@@ -30,25 +32,31 @@ static const struct cg_face test_dfl_face = {
 	.dfl = true,
 };
 
-/* One default hierarchy with cpu, cpuacct (no v2 files), cpuset and pids. */
-static void setup(struct env *e)
+/* A core on e's facade with one default hierarchy: cpu, cpuacct (no v2
+ * files), cpuset and pids. */
+static void new_core(struct env *e)
 {
 	unsigned nr = 0;
 
-	for (const struct cftype *cft = cgroup1_base_files; cft->name; cft++)
-		if (strcmp(cft->name, "cgroup.procs") == 0)
-			dfl_base_files[0] = *cft;
-	g_assert_nonnull(dfl_base_files[0].name);
 	while (cgfused_controllers[nr])
 		nr++;
-	memset(e, 0, sizeof(*e));
-	e->writer = 1;
-	e->fk = fake_kf_new();
 	e->core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(e->fk));
 	e->root[0] = cg_root_new(e->core, &test_dfl_face,
 				 ctl_bit("cpu") | ctl_bit("cpuacct") | ctl_bit("cpuset") |
 				 ctl_bit("pids"), false);
 	e->top[0] = e->root[0]->top->id;
+}
+
+static void setup(struct env *e)
+{
+	for (const struct cftype *cft = cgroup1_base_files; cft->name; cft++)
+		if (strcmp(cft->name, "cgroup.procs") == 0)
+			dfl_base_files[0] = *cft;
+	g_assert_nonnull(dfl_base_files[0].name);
+	memset(e, 0, sizeof(*e));
+	e->writer = 1;
+	e->fk = fake_kf_new();
+	new_core(e);
 }
 
 static bool has_file(struct env *e, uint64_t id, const char *name)
@@ -382,6 +390,70 @@ static void test_cpu_stat(void)
 	env_teardown(&e);
 }
 
+/* The same group, by name, in a restarted core. */
+static uint64_t child_id(struct env *e, const char *name)
+{
+	uint64_t id;
+
+	cg_write_lock(&e->core->lock);
+	id = cgroup_child(cgroup_by_id(e->core, e->top[0]), name)->id;
+	cg_write_unlock(&e->core->lock);
+	return id;
+}
+
+/* A clean stop's snapshot keeps the v2 settings exactly: weight.nice is
+ * replayed before weight, so that a weight set by a nice keeps its
+ * shares (335, not the 338 weight 33 alone gives) and a weight set by
+ * itself keeps its own (1536, not the 1586 its nice -2 gives); an idle
+ * group's weight and nice replay before idle takes writes away. */
+static void test_cpu_state(void)
+{
+	static const struct {
+		const char *name, *file, *value;
+		uint64_t shares;
+	} groups[] = {
+		{ "nice5", "cpu.weight.nice", "5", 335 },
+		{ "w150", "cpu.weight", "150", 1536 },
+		{ "idle", "cpu.idle", "1", 3 },
+		{ "max", "cpu.max", "50000 200000", 1024 },
+	};
+	char *dir = g_dir_make_tmp("test-v2-ctl.XXXXXX", NULL), *path;
+	struct cg_state *st;
+	struct env e;
+
+	g_assert_nonnull(dir);
+	path = g_build_filename(dir, "s.state", NULL);
+	setup(&e);
+	st = state_open(e.core, path, "boot-1", NULL);
+	g_assert_nonnull(st);
+	for (unsigned i = 0; i < G_N_ELEMENTS(groups); i++)
+		wr_ok(&e, mkdir_ok(&e, e.top[0], groups[i].name), groups[i].file, groups[i].value);
+	wr_ok(&e, child_id(&e, "max"), "cpu.max.burst", "30000");
+	g_assert_cmpint(state_snapshot(st), ==, 0);
+	state_free(st);
+	cg_core_free(e.core);
+	new_core(&e);
+	st = state_open(e.core, path, "boot-1", NULL);
+	g_assert_nonnull(st);
+	for (unsigned i = 0; i < G_N_ELEMENTS(groups); i++)
+		EXPECT_INT(shares(&e, child_id(&e, groups[i].name)), groups[i].shares,
+			   "%s's shares after a restart", groups[i].name);
+	expect_content(&e, child_id(&e, "idle"), "cpu.idle", "1\n");
+	expect_content(&e, child_id(&e, "max"), "cpu.max", "50000 200000\n");
+	expect_content(&e, child_id(&e, "max"), "cpu.max.burst", "30000\n");
+	state_free(st);
+	env_teardown(&e);
+	for (unsigned i = 0; i < 3; i++) {
+		char *f = g_strconcat(path, (const char *[]){ "", ".log", ".log2" }[i], NULL);
+
+		g_unlink(f);
+		g_free(f);
+	}
+	g_rmdir(dir);
+	g_free(path);
+	g_free(dir);
+}
+
 /* ---- cpuset ------------------------------------------------------------- */
 
 static void test_cpuset_defaults(void)
@@ -609,6 +681,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/v2/cpu/max", test_cpu_max);
 	g_test_add_func("/v2/cpu/max-hierarchy-burst", test_cpu_max_hierarchy_burst);
 	g_test_add_func("/v2/cpu/stat", test_cpu_stat);
+	g_test_add_func("/v2/cpu/state", test_cpu_state);
 	g_test_add_func("/v2/cpuset/defaults", test_cpuset_defaults);
 	g_test_add_func("/v2/cpuset/cpus", test_cpuset_cpus);
 	g_test_add_func("/v2/cpuset/empty-populated", test_cpuset_empty_populated);
