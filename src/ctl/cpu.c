@@ -618,11 +618,14 @@ static void cputime_adjust(struct task_group *tg)
 static void cpu_charge(struct css *css, const struct task_cputime *d)
 {
 	uint64_t tick_ns = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
+	bool dfl = css_on_dfl(css);	/* v1 shows no user and system time */
 
 	for (; css->parent; css = css->parent) {
 		struct task_group *tg = css_tg(css);
 
 		tg->usage += d->run_ns;
+		if (!dfl)
+			continue;
 		tg->user += d->utime * tick_ns;
 		tg->system += d->stime * tick_ns;
 		cputime_adjust(tg);
