@@ -254,17 +254,21 @@ static bool is_partition_valid(const struct cpuset *cs)
 
 /* partition_is_populated(): whether p has tasks that giving all its CPUs
  * to child partitions would leave with none: its own, or those of a child
- * that is no partition. The top always has (the kernel's threads). */
-static bool partition_is_populated(struct cpuset *p)
+ * that is no partition, but excluded (which is to be one). The top always
+ * has (the kernel's threads). */
+static bool partition_is_populated(struct cpuset *p, const struct cpuset *excluded)
 {
 	GHashTableIter iter;
 	struct cgroup *child;
 
 	if (!p->css.parent || p->css.cgroup->nr_populated_csets)
 		return true;
-	cgroup_for_each_child(child, &iter, p->css.cgroup)
-		if (!is_partition_valid(css_cs(css_in(&p->css, child))) && cgroup_is_populated(child))
+	cgroup_for_each_child(child, &iter, p->css.cgroup) {
+		const struct cpuset *c = css_cs(css_in(&p->css, child));
+
+		if (c != excluded && !is_partition_valid(c) && cgroup_is_populated(child))
 			return true;
+	}
 	return false;
 }
 
@@ -293,7 +297,7 @@ static enum prs_errcode partition_check(struct cpuset *p, struct cpuset *c,
 	if (cpumask_empty(xcpus))
 		return PERR_INVCPUS;
 	cpumask_andnot(&avail, &p->xcpus, taken);
-	if (cpumask_subset(&avail, xcpus) && partition_is_populated(p))
+	if (cpumask_subset(&avail, xcpus) && partition_is_populated(p, c))
 		return PERR_NOCPUS;
 	return PERR_NONE;
 }
@@ -338,10 +342,12 @@ static void update_child_partitions(struct cpuset *p, struct cpumask *taken)
 }
 
 /* update_cpumasks_hier() and update_nodemasks_hier() on the default
- * hierarchy, for the whole tree: a valid partition has its own CPUs less
- * those its child partitions took; any other group what it asks for
- * within its parent's effective sets, or, when that leaves none (or it
- * asks for none), its parent's. */
+ * hierarchy, for cs's subtree: that of the parent of the group whose sets
+ * or partition changed (its siblings' partitions, and with them its
+ * parent's effective CPUs, may change too; nothing above). A valid
+ * partition has its own CPUs less those its child partitions took; any
+ * other group what it asks for within its parent's effective sets, or,
+ * when that leaves none (or it asks for none), its parent's. */
 static void update_dfl(struct cpuset *cs)
 {
 	GHashTableIter iter;
@@ -390,7 +396,7 @@ static int cpuset_dfl_write_resmask(struct cg_file_ctx *ctx, char *buf, size_t n
 	if (cpumask_equal(set, &mask))
 		return 0;
 	*set = mask;
-	update_dfl(top);
+	update_dfl(css_cs(ctx->css->parent));
 	return 0;
 }
 
@@ -414,7 +420,7 @@ static int cpuset_partition_write(struct cg_file_ctx *ctx, char *buf, size_t nby
 		return 0;
 	cs->prs = prs;
 	cs->prs_err = PERR_NONE;
-	update_dfl(top_cpuset(ctx->css));
+	update_dfl(css_cs(ctx->css->parent));
 	return 0;
 }
 
@@ -458,7 +464,7 @@ static int cpuset_isolated_show(struct css *css, const struct cftype *cft, GStri
 static void cpuset_css_free(struct css *css)
 {
 	if (css->parent && css_on_dfl(css) && is_partition_valid(css_cs(css)))
-		update_dfl(top_cpuset(css->parent));
+		update_dfl(css_cs(css->parent));
 	g_free(css_cs(css));
 }
 

@@ -620,6 +620,34 @@ static void test_cpuset_partition(void)
 	env_teardown(&e);
 }
 
+/* A partition may take all its parent's CPUs when no task of the parent
+ * but its own would be left without (partition_is_populated() leaves it
+ * out), also when it became valid through its parent's change. */
+static void test_cpuset_partition_takes_all(void)
+{
+	struct env e;
+	uint64_t p, q;
+
+	setup(&e);
+	p = mkdir_ok(&e, e.top[0], "p");
+	q = mkdir_ok(&e, p, "q");
+	fake_kf_add_process(e.fk, 100, 1);
+	join(&e, q, 100);
+	wr_ok(&e, q, "cpuset.cpus", "1");
+	step(&e, q, "cpuset.cpus.partition", "root", 0,
+	     "root invalid (Parent is not a partition root)\n");
+	wr_ok(&e, p, "cpuset.cpus", "1");
+	step(&e, p, "cpuset.cpus.partition", "root", 0, "root\n");
+	expect_content(&e, q, "cpuset.cpus.partition", "root\n");
+	expect_content(&e, q, "cpuset.cpus.effective", "1\n");
+	expect_content(&e, p, "cpuset.cpus.effective", "\n");
+	expect_content(&e, e.top[0], "cpuset.cpus.effective", "0,2-3\n");
+	/* Nothing runs on none: a task may not join p now. */
+	fake_kf_add_process(e.fk, 200, 1);
+	g_assert_cmpint(wr(&e, p, "cgroup.procs", "200"), ==, -ENOSPC);
+	env_teardown(&e);
+}
+
 /* ---- pids --------------------------------------------------------------- */
 
 /* Takes in the waiting reports, forks then the exits of the children
@@ -686,6 +714,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/v2/cpuset/cpus", test_cpuset_cpus);
 	g_test_add_func("/v2/cpuset/empty-populated", test_cpuset_empty_populated);
 	g_test_add_func("/v2/cpuset/partition", test_cpuset_partition);
+	g_test_add_func("/v2/cpuset/partition-takes-all", test_cpuset_partition_takes_all);
 	g_test_add_func("/v2/pids/events", test_pids_events);
 	return g_test_run();
 }
