@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tracked threads of each process: an index by tgid, so that what
  * concerns a whole process (an exec) finds its tracked threads without a
- * look at every tracked task. Two pointers per task and one hash entry per
- * process. Called locked. */
+ * look at every tracked task. Two pointers per task and one table slot per
+ * process (tidmap.h). Called locked. */
 #ifndef CGFUSED_TASK_PROC_H
 #define CGFUSED_TASK_PROC_H
 
 #include "core/task.h"
-
-GHashTable *task_proc_table_new(void);
 
 /* A task the core starts tracking joins its process's list. */
 void task_proc_link(struct cg_core *core, struct task *t);
