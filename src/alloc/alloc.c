@@ -63,8 +63,9 @@ struct autogroup {
  * clock. */
 struct alloc_proc {
 	pid_t tgid;
-	guint index;			/* in proc_list */
-	bool clock_known;
+	/* Packed: 24 bytes, a 32-byte malloc chunk (one a process). */
+	guint index : 31;		/* in proc_list (fewer than pid_max, 2^22) */
+	bool clock_known : 1;
 	uint64_t clock;			/* its CPU time at the last check */
 	struct task_sched *threads;	/* through proc_next */
 };
