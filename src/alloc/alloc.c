@@ -585,8 +585,8 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 		return;
 	a->st.samples++;
 	if (s->sampled) {
-		uint64_t busy = (sample.now.run_ns - MIN(sample.now.run_ns, s->run_ns)) +
-				(sample.now.wait_ns - MIN(sample.now.wait_ns, s->wait_ns));
+		uint64_t now_busy = sample.now.run_ns + sample.now.wait_ns;
+		uint64_t busy = now_busy - MIN(now_busy, s->busy_ns);
 		bool runnable = sample.now.runnable ||
 				busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
 
@@ -596,8 +596,7 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 		alloc_task_set_runnable(s, true);	/* until we know better */
 	}
 	s->sampled = true;
-	s->run_ns = sample.now.run_ns;
-	s->wait_ns = sample.now.wait_ns;
+	s->busy_ns = sample.now.run_ns + sample.now.wait_ns;
 	s->at_ns = at;
 	g_array_append_val(a->charges, sample);
 	update_active(a, s);

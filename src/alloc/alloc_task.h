@@ -20,8 +20,8 @@
 struct alloc_group;
 struct alloc_cpuset;
 
-/* One of these for every managed thread, so laid out without holes (136
- * bytes: `gdb -batch -ex 'ptype /o struct task_sched' src/cgfused`). */
+/* One of these for every managed thread, so laid out without holes (120
+ * bytes, a 128-byte malloc chunk: `gdb -batch -ex 'ptype /o struct task_sched' src/cgfused`). */
 struct task_sched {
 	pid_t tid;
 	int autogroup;			/* session autogroup id */
@@ -36,12 +36,14 @@ struct task_sched {
 	struct task_sched *proc_prev, *proc_next;
 	struct alloc_group *group;
 	struct alloc_cpuset *cs;
-	double own;			/* its own weight, as counted in group's sums */
 	/* Shared copies (alloc_cpus.h; NULL: not known). cpus: the affinity
 	 * it has now; applied_cpus: what we last gave it; cpuset: its
 	 * cpuset's CPUs when last placed. */
 	const struct cpumask *orig_cpus, *cpus, *applied_cpus, *cpuset;
-	uint64_t run_ns, wait_ns, at_ns;
+	/* The last sample (at_ns: when): time on a CPU plus time waiting
+	 * for one, both counters that only grow, so one sum tells how busy
+	 * it was since. */
+	uint64_t busy_ns, at_ns;
 	/* Found wider than its cpuset: re-read every pass while watch (sampled
 	 * passes left, at most 50 << 6) is not 0; escapes counts the times, up
 	 * to ESCAPES_MAX (alloc.c). */
@@ -54,11 +56,12 @@ struct task_sched {
 	bool nice_set : 1, cpus_set : 1;	/* changed by us: orig_* is what comes back */
 	bool recorded : 1;		/* orig_* are in the originals file */
 	bool placed_asleep : 1;		/* its nice was set while it slept */
-	bool sampled : 1;		/* run_ns/wait_ns/at_ns hold a sample */
+	bool sampled : 1;		/* busy_ns/at_ns hold a sample */
 	bool runnable : 1;
 	/* Nice values (-20..19, or NICE_UNKNOWN); nice: the value it has now;
-	 * owner_floor: the lowest its owner could set. */
-	int8_t orig_nice, nice, owner_floor;
+	 * owner_floor: the lowest its owner could set; own_nice: the one
+	 * whose weight is counted in group's sums (alloc_weight.c). */
+	int8_t orig_nice, nice, owner_floor, own_nice;
 };
 
 /* tid -> struct task_sched (which holds its shared masks). */
