@@ -4,6 +4,9 @@
 
 #include "alloc/alloc_cpus.h"
 
+/* One a managed thread, on top of the core's struct task (issue 12). */
+G_STATIC_ASSERT(sizeof(struct task_sched) <= 120);
+
 static void task_free(struct task_sched *s)
 {
 	cpus_unref(s->orig_cpus);
