@@ -9,9 +9,12 @@ struct task *task_proc_first(struct cg_core *core, pid_t tgid)
 
 void task_proc_link(struct cg_core *core, struct task *t)
 {
-	struct task *first = task_proc_first(core, t->ident.tgid);
+	struct task *first;
 
-	t->proc_prev = NULL;
+	t->proc_prev = t->proc_next = NULL;
+	if (t->tid == t->ident.tgid)
+		return;		/* a leader is found by its id */
+	first = task_proc_first(core, t->ident.tgid);
 	t->proc_next = first;
 	if (first)
 		first->proc_prev = t;
@@ -20,6 +23,8 @@ void task_proc_link(struct cg_core *core, struct task *t)
 
 void task_proc_unlink(struct cg_core *core, struct task *t)
 {
+	if (t->tid == t->ident.tgid)
+		return;
 	if (t->proc_next)
 		t->proc_next->proc_prev = t->proc_prev;
 	if (t->proc_prev)
