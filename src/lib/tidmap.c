@@ -83,14 +83,11 @@ gpointer tidmap_insert(struct tidmap *m, gpointer entry)
 	for (guint i = home(m, key);; i = (i + 1) & mask) {
 		gpointer e = m->slots[i];
 
-		m->slots[i] = entry;
-		if (!e) {
-			m->len++;
-			return NULL;
-		}
-		if (key_of(m, e) == key)
+		if (!e || key_of(m, e) == key) {
+			m->slots[i] = entry;
+			m->len += !e;
 			return e;
-		m->slots[i] = e;
+		}
 	}
 }
 
