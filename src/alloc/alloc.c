@@ -63,8 +63,9 @@ struct autogroup {
  * clock. */
 struct alloc_proc {
 	pid_t tgid;
-	guint index;			/* in proc_list */
-	bool clock_known;
+	/* Packed: 24 bytes, a 32-byte malloc chunk (one a process). */
+	guint index : 31;		/* in proc_list (fewer than pid_max, 2^22) */
+	bool clock_known : 1;
 	uint64_t clock;			/* its CPU time at the last check */
 	struct task_sched *threads;	/* through proc_next */
 };
@@ -109,11 +110,11 @@ struct allocator {
 	GArray *targets;		/* struct alloc_target */
 	GArray *placed;			/* struct placed */
 	GArray *bucket_refs;		/* struct bucket_ref */
-	GHashTable *tasks;		/* tid -> struct task_sched * */
+	struct tidmap *tasks;		/* struct task_sched, by tid (alloc_task.h) */
 	struct alloc_groups groups;	/* the weighing hierarchy (alloc_weight.h) */
 	GHashTable *cpusets;		/* id -> struct alloc_cpuset * */
 	GHashTable *cpus_pool;		/* the threads' masks (alloc_cpus.h) */
-	GHashTable *procs;		/* tgid -> struct alloc_proc * */
+	struct tidmap procs;		/* struct alloc_proc, by tgid */
 	GPtrArray *proc_list;		/* the same, for the sleepers' rotation */
 	guint proc_cursor;
 	GArray *charges;		/* struct sched_sample */
@@ -441,7 +442,7 @@ static void update_active(struct allocator *a, struct task_sched *s)
 /* The thread is managed: in order and in its process's threads. */
 static void manage(struct allocator *a, struct task_sched *s)
 {
-	struct alloc_proc *pr = g_hash_table_lookup(a->procs, GINT_TO_POINTER(s->ident.tgid));
+	struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
 
 	if (s->managed)
 		return;
@@ -455,7 +456,7 @@ static void manage(struct allocator *a, struct task_sched *s)
 		pr->clock_known = kf->ops->process_cputime(kf, pr->tgid, &pr->clock) == 0;
 		pr->index = a->proc_list->len;
 		g_ptr_array_add(a->proc_list, pr);
-		g_hash_table_insert(a->procs, GINT_TO_POINTER(pr->tgid), pr);
+		tidmap_insert(&a->procs, pr);
 	}
 	s->managed = true;
 	s->order_index = a->order->len;
@@ -479,8 +480,7 @@ static void drop_task(struct allocator *a, struct task_sched *s)
 	s->managed = false;
 	update_active(a, s);
 	if (managed) {
-		struct alloc_proc *pr = g_hash_table_lookup(a->procs,
-							    GINT_TO_POINTER(s->ident.tgid));
+		struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
 		struct task_sched *moved = take_out(a->order, s->order_index);
 		struct alloc_proc *pmoved;
 
@@ -495,12 +495,12 @@ static void drop_task(struct allocator *a, struct task_sched *s)
 		if (!pr->threads) {
 			if ((pmoved = take_out(a->proc_list, pr->index)))
 				pmoved->index = pr->index;
-			g_hash_table_remove(a->procs, GINT_TO_POINTER(pr->tgid));
+			g_free(tidmap_remove(&a->procs, pr->tgid));
 		}
 	}
 	alloc_task_set_group(&a->groups, s, NULL);
 	cpuset_put(a, s->cs);
-	g_hash_table_remove(a->tasks, GINT_TO_POINTER(s->tid));
+	alloc_task_remove(a->tasks, s);
 }
 
 /* A thread the view reports: where it is now, or that it is no longer
@@ -585,8 +585,8 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 		return;
 	a->st.samples++;
 	if (s->sampled) {
-		uint64_t busy = (sample.now.run_ns - MIN(sample.now.run_ns, s->run_ns)) +
-				(sample.now.wait_ns - MIN(sample.now.wait_ns, s->wait_ns));
+		uint64_t now_busy = sample.now.run_ns + sample.now.wait_ns;
+		uint64_t busy = now_busy - MIN(now_busy, s->busy_ns);
 		bool runnable = sample.now.runnable ||
 				busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
 
@@ -596,8 +596,7 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 		alloc_task_set_runnable(s, true);	/* until we know better */
 	}
 	s->sampled = true;
-	s->run_ns = sample.now.run_ns;
-	s->wait_ns = sample.now.wait_ns;
+	s->busy_ns = sample.now.run_ns + sample.now.wait_ns;
 	s->at_ns = at;
 	g_array_append_val(a->charges, sample);
 	update_active(a, s);
@@ -948,9 +947,13 @@ static void apply_nice(struct allocator *a, GArray *placed)
 		if (!s->seen || s->exited)
 			continue;
 		/* A forked child's is unknown (alloc_task_fork). */
-		if (s->nice == NICE_UNKNOWN &&
-		    a->core->kf->ops->get_nice(a->core->kf, s->tid, &s->nice) < 0)
-			continue;
+		if (s->nice == NICE_UNKNOWN) {
+			int nice;
+
+			if (a->core->kf->ops->get_nice(a->core->kf, s->tid, &nice) < 0)
+				continue;
+			s->nice = (int8_t)nice;
+		}
 		if (!a->may_lower)
 			want = MAX(want, s->nice);
 		if (near_enough(s, want) || want == s->nice)
@@ -967,7 +970,7 @@ static bool inside(const struct task_sched *s, const struct cpumask *cpuset)
 
 static void watch_task(struct allocator *a, struct task_sched *s)
 {
-	s->escapes++;
+	s->escapes = MIN(s->escapes + 1u, ESCAPES_MAX);
 	s->watch = WATCH_PASSES << MIN(s->escapes - 1, WATCH_MAX_SHIFT);
 	g_hash_table_add(a->watched, GINT_TO_POINTER(s->tid));
 	a->repeat |= s->escapes > 1;
@@ -1201,8 +1204,7 @@ static void rewrite_originals(struct allocator *a)
 	if (!alloc_orig_wants_rewrite(a->orig, a->recorded))
 		return;
 	alloc_orig_rewrite_begin(a->orig);
-	g_hash_table_iter_init(&iter, a->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
+	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));)
 		if (s->recorded) {
 			struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, *s->orig_cpus };
 
@@ -1392,7 +1394,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
-	a->procs = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	tidmap_init(&a->procs, offsetof(struct alloc_proc, tgid));
 	a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	new_work_arrays(a);
 	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
@@ -1417,6 +1419,7 @@ void alloc_free(struct allocator *a)
 	GHashTableIter iter;
 	struct task_sched *s;
 	struct autogroup *ag;
+	struct alloc_proc *pr;
 
 	if (!a)
 		return;
@@ -1425,8 +1428,7 @@ void alloc_free(struct allocator *a)
 	sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, &a->view);
 	take_events(a);
 	cg_unsubscribe(a->core, &a->sub);
-	g_hash_table_iter_init(&iter, a->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&s))
+	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));)
 		restore_task(a, s);
 	g_hash_table_iter_init(&iter, a->autogroups);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
@@ -1436,8 +1438,10 @@ void alloc_free(struct allocator *a)
 	if (a->orig && alloc_orig_has_leftovers(a->orig))
 		give_back_leftovers(a);
 	alloc_orig_close(a->orig, true);
-	g_hash_table_destroy(a->tasks);
-	g_hash_table_destroy(a->procs);
+	alloc_task_table_free(a->tasks);
+	for (guint pos = 0; (pr = tidmap_next(&a->procs, &pos));)
+		g_free(pr);
+	tidmap_clear(&a->procs);
 	g_array_unref(a->unseen);
 	free_work_arrays(a);
 	g_array_unref(a->charges);

@@ -4,10 +4,11 @@
 
 #include "alloc/alloc_cpus.h"
 
-static void task_free(gpointer p)
-{
-	struct task_sched *s = p;
+/* One a managed thread, on top of the core's struct task (issue 12). */
+G_STATIC_ASSERT(sizeof(struct task_sched) <= 120);
 
+static void task_free(struct task_sched *s)
+{
 	cpus_unref(s->orig_cpus);
 	cpus_unref(s->cpus);
 	cpus_unref(s->applied_cpus);
@@ -15,28 +16,53 @@ static void task_free(gpointer p)
 	g_free(s);
 }
 
-GHashTable *alloc_task_table_new(void)
+struct tidmap *alloc_task_table_new(void)
 {
-	return g_hash_table_new_full(NULL, NULL, NULL, task_free);
+	struct tidmap *table = g_new(struct tidmap, 1);
+
+	tidmap_init(table, offsetof(struct task_sched, tid));
+	return table;
 }
 
-struct task_sched *alloc_task_lookup(GHashTable *table, pid_t tid)
+void alloc_task_table_free(struct tidmap *table)
 {
-	return g_hash_table_lookup(table, GINT_TO_POINTER(tid));
+	struct task_sched *s;
+
+	for (guint pos = 0; (s = tidmap_next(table, &pos));)
+		task_free(s);
+	tidmap_clear(table);
+	g_free(table);
 }
 
-struct task_sched *alloc_task_add(GHashTable *table, pid_t tid, const struct task_ident *ident)
+struct task_sched *alloc_task_lookup(struct tidmap *table, pid_t tid)
 {
-	struct task_sched *s = g_new0(struct task_sched, 1);
+	return tidmap_lookup(table, tid);
+}
+
+struct task_sched *alloc_task_next(struct tidmap *table, guint *pos)
+{
+	return tidmap_next(table, pos);
+}
+
+struct task_sched *alloc_task_add(struct tidmap *table, pid_t tid, const struct task_ident *ident)
+{
+	struct task_sched *s = g_new0(struct task_sched, 1), *old;
 
 	s->tid = tid;
 	s->ident = *ident;
 	s->runnable = true;
-	g_hash_table_insert(table, GINT_TO_POINTER(tid), s);
+	if ((old = tidmap_insert(table, s)))
+		task_free(old);
 	return s;
 }
 
-void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
+void alloc_task_remove(struct tidmap *table, struct task_sched *s)
+{
+	tidmap_remove(table, s->tid);
+	task_free(s);
+}
+
+void alloc_task_fork(struct tidmap *table, pid_t parent, pid_t child,
 		     const struct task_ident *ident)
 {
 	struct task_sched *from = alloc_task_lookup(table, parent), *s;

@@ -8,66 +8,84 @@
 #ifndef CGFUSED_ALLOC_TASK_H
 #define CGFUSED_ALLOC_TASK_H
 
-#include <limits.h>
+#include <stdint.h>
 
 #include "core/task.h"
 
 /* A nice value no thread has: a forked child's until a pass reads it. */
-#define NICE_UNKNOWN INT_MIN
+#define NICE_UNKNOWN INT8_MIN
+/* escapes stops counting here. */
+#define ESCAPES_MAX 1023u
 
 struct alloc_group;
 struct alloc_cpuset;
 
+/* One of these for every managed thread, so laid out without holes (120
+ * bytes, a 128-byte malloc chunk: `gdb -batch -ex 'ptype /o struct task_sched' src/cgfused`). */
 struct task_sched {
 	pid_t tid;
+	int autogroup;			/* session autogroup id */
 	struct task_ident ident;
 	/* Where the view last put it (alloc.c): managed, in order[order_index]
 	 * and in its process's list of threads; its group of the weighing
-	 * hierarchy (NULL: the root) and its cpuset (NULL: the root's). */
-	bool managed;
-	guint order_index;
-	/* In active[active_index]: sampled every period (not sampled yet, or
+	 * hierarchy (NULL: the root) and its cpuset (NULL: the root's). In
+	 * active[active_index]: sampled every period (not sampled yet, or
 	 * runnable). */
-	bool active;
+	guint order_index;
 	guint active_index;
 	struct task_sched *proc_prev, *proc_next;
 	struct alloc_group *group;
 	struct alloc_cpuset *cs;
-	double own;			/* its own weight, as counted in group's sums */
-	bool exited;			/* its exit was heard of: no more calls */
-	bool seen;			/* orig_* and autogroup were read */
-	bool nice_set, cpus_set;	/* changed by us: orig_* is what comes back */
-	bool recorded;			/* orig_* are in the originals file */
-	bool placed_asleep;		/* its nice was set while it slept */
-	int orig_nice, nice;		/* nice: the value it has now */
-	int owner_floor;		/* the lowest nice its owner could set */
 	/* Shared copies (alloc_cpus.h; NULL: not known). cpus: the affinity
 	 * it has now; applied_cpus: what we last gave it; cpuset: its
 	 * cpuset's CPUs when last placed. */
 	const struct cpumask *orig_cpus, *cpus, *applied_cpus, *cpuset;
+	/* The last sample (at_ns: when): time on a CPU plus time waiting
+	 * for one, both counters that only grow, so one sum tells how busy
+	 * it was since. */
+	uint64_t busy_ns, at_ns;
 	/* Found wider than its cpuset: re-read every pass while watch (sampled
-	 * passes left) is not 0; escapes counts the times (alloc.c). */
-	unsigned watch, escapes;
-	int autogroup;			/* session autogroup id */
-	bool sampled;			/* run_ns/wait_ns/at_ns hold a sample */
-	bool runnable;
-	uint64_t run_ns, wait_ns, at_ns;
+	 * passes left, at most 50 << 6) is not 0; escapes counts the times, up
+	 * to ESCAPES_MAX (alloc.c). */
+	unsigned watch : 12;
+	unsigned escapes : 10;
+	bool managed : 1;
+	bool active : 1;
+	bool exited : 1;		/* its exit was heard of: no more calls */
+	bool seen : 1;			/* orig_* and autogroup were read */
+	bool nice_set : 1, cpus_set : 1;	/* changed by us: orig_* is what comes back */
+	bool recorded : 1;		/* orig_* are in the originals file */
+	bool placed_asleep : 1;		/* its nice was set while it slept */
+	bool sampled : 1;		/* busy_ns/at_ns hold a sample */
+	bool runnable : 1;
+	/* Nice values (-20..19, or NICE_UNKNOWN); nice: the value it has now;
+	 * owner_floor: the lowest its owner could set; own_nice: the one
+	 * whose weight is counted in group's sums (alloc_weight.c). */
+	int8_t orig_nice, nice, owner_floor, own_nice;
 };
 
-/* tid -> struct task_sched * (which holds its shared masks). */
-GHashTable *alloc_task_table_new(void);
+/* tid -> struct task_sched (which holds its shared masks). */
+struct tidmap *alloc_task_table_new(void);
+/* Frees the table and its entries. */
+void alloc_task_table_free(struct tidmap *table);
 
 /* The thread's entry, or NULL. */
-struct task_sched *alloc_task_lookup(GHashTable *table, pid_t tid);
+struct task_sched *alloc_task_lookup(struct tidmap *table, pid_t tid);
 
 /* A new entry for the thread (replacing any other of that id): not seen
  * yet, runnable until a sample says otherwise. */
-struct task_sched *alloc_task_add(GHashTable *table, pid_t tid, const struct task_ident *ident);
+struct task_sched *alloc_task_add(struct tidmap *table, pid_t tid, const struct task_ident *ident);
+
+/* Takes the entry out and frees it. */
+void alloc_task_remove(struct tidmap *table, struct task_sched *s);
+
+/* The entries, one a call from *pos = 0 until NULL (tidmap_next()). */
+struct task_sched *alloc_task_next(struct tidmap *table, guint *pos);
 
 /* A child leaves with what its parent would (its orig_* are the parent's),
  * but has no sample, and its present nice and affinity are read again. Does
  * nothing if the parent has no entry or the child has one. */
-void alloc_task_fork(GHashTable *table, pid_t parent, pid_t child,
+void alloc_task_fork(struct tidmap *table, pid_t parent, pid_t child,
 		     const struct task_ident *ident);
 
 #endif

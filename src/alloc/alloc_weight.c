@@ -112,10 +112,10 @@ static void join(struct task_sched *s, int sign)
 	if (!g)
 		return;
 	if (sign > 0)
-		s->own = s->seen ? nice_to_weight(s->orig_nice) : nice_to_weight(0);
-	g->all += sign * s->own;
+		s->own_nice = s->seen ? s->orig_nice : 0;
+	g->all += sign * nice_to_weight(s->own_nice);
 	if (s->runnable) {
-		g->runnable += sign * s->own;
+		g->runnable += sign * nice_to_weight(s->own_nice);
 		running(g, sign);
 	}
 }
@@ -185,7 +185,7 @@ void alloc_weights(struct alloc_groups *gs, struct task_sched *const *order, uns
 			continue;
 		target = (struct alloc_target){
 			.s = s,
-			.weight = part(group_weight(gs, s->group), s->own,
+			.weight = part(group_weight(gs, s->group), nice_to_weight(s->own_nice),
 				       s->runnable ? g->runnable : g->all),
 		};
 		g_array_append_val(targets, target);

@@ -368,14 +368,13 @@ static int list_root(struct cgroup *top, bool procs, GArray *ids)
 	GArray *look = g_array_new(FALSE, FALSE, sizeof(struct outside));
 	/* tgid -> its struct outside's index + 1 in look, or 0 if in the root */
 	GHashTable *tracked = g_hash_table_new(NULL, NULL);
-	GHashTableIter iter;
 	struct task *t;
+	guint pos = 0;
 	unsigned slot;
 	int ret = core->kf->ops->all_tasks(core->kf, all, procs);
 
 	slot = cg_read_lock(&core->lock);
-	g_hash_table_iter_init(&iter, core->tasks);
-	while (ret == 0 && procs && g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
+	while (ret == 0 && procs && (t = tidmap_next(&core->tasks, &pos))) {
 		gpointer key = GINT_TO_POINTER(t->ident.tgid), val;
 		bool known = g_hash_table_lookup_extended(tracked, key, NULL, &val);
 		struct outside *o;
@@ -442,10 +441,9 @@ int cgroup_list_tasks(struct cgroup *cgrp, bool procs, GArray *ids)
 			return ret;
 	} else {
 		for (GList *l = cgrp->csets.head; l; l = l->next) {
-			struct css_set *cset = l->data;
+			struct task *task;
 
-			for (GList *n = cset->tasks.head; n; n = n->next) {
-				struct task *task = n->data;
+			css_set_for_each_task(task, (struct css_set *)l->data) {
 				pid_t id = procs ? task->ident.tgid : task->tid;
 
 				g_array_append_val(ids, id);

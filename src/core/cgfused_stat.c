@@ -20,7 +20,7 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 	g_string_append_printf(out, "tracked_tasks %u\ncss_sets %u\nlost_event_resyncs %"
 			       G_GUINT64_FORMAT "\nheap_in_use_bytes %zu\nheap_free_bytes %zu\n"
 			       "heap_mmap_bytes %zu\n",
-			       g_hash_table_size(core->tasks), g_hash_table_size(core->css_sets),
+			       tidmap_size(&core->tasks), g_hash_table_size(core->css_sets),
 			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
 	cg_notify(core, stat, out);	/* the allocator's figures, read only */
 	return 0;

@@ -10,7 +10,6 @@
 #include "core/face.h"
 #include "core/notify.h"
 #include "core/task.h"
-#include "core/task_proc.h"
 
 void css_get(struct css *css)
 {
@@ -179,8 +178,8 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->roots = g_ptr_array_new();
 	core->cgroups = g_hash_table_new(g_int64_hash, g_int64_equal);
 	core->css_sets = css_set_table_new();
-	core->tasks = g_hash_table_new(NULL, NULL);
-	core->procs = task_proc_table_new();
+	tidmap_init(&core->tasks, offsetof(struct task, tid));
+	tidmap_init(&core->procs, offsetof(struct task, ident.tgid));
 	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
 	core->max_depth = CG_MAX_DEPTH_DEFAULT;
@@ -213,7 +212,7 @@ static void add_root(struct cg_core *core, struct cg_root *root)
 {
 	struct css *subsys[CG_MAX_SUBSYS] = { 0 };
 
-	g_assert(g_hash_table_size(core->tasks) == 0);
+	g_assert(tidmap_size(&core->tasks) == 0);
 	if (core->init_css_set) {
 		memcpy(subsys, core->init_css_set->subsys, sizeof(subsys));
 		put_css_set(core, core->init_css_set);	/* the core's own, last ref */
@@ -304,8 +303,8 @@ void cg_core_free(struct cg_core *core)
 	g_ptr_array_unref(core->roots);
 	g_hash_table_unref(core->cgroups);
 	g_hash_table_unref(core->css_sets);
-	g_hash_table_unref(core->tasks);
-	g_hash_table_unref(core->procs);
+	tidmap_clear(&core->tasks);
+	tidmap_clear(&core->procs);
 	g_ptr_array_unref(core->subscribers);
 	cg_lock_clear(&core->lock);
 	g_free(core);

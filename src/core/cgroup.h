@@ -26,6 +26,8 @@
 #include "core/core_lock.h"
 #include "core/iattr.h"
 #include "kernel/kfacade.h"
+#include "lib/list.h"
+#include "lib/tidmap.h"
 
 #define CG_MAX_SUBSYS 16
 #define CG_NAME_MAX 4095	/* kernfs has no NAME_MAX: getname()'s PATH_MAX */
@@ -179,8 +181,8 @@ struct cg_core {
 	uint64_t next_seq;		/* for cgroup ids */
 	GHashTable *css_sets;		/* struct css_set * (itself the key) */
 	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
-	GHashTable *tasks;		/* tid -> struct task * */
-	GHashTable *procs;		/* tgid -> its tracked threads (task_proc.h) */
+	struct tidmap tasks;		/* struct task, by tid */
+	struct tidmap procs;		/* a tracked thread of each process, by tgid (task_proc.h) */
 	uint64_t nr_resyncs;		/* times task reports were lost */
 	struct kfacade *kf;
 	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */

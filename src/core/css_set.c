@@ -65,7 +65,7 @@ struct css_set *find_css_set(struct cg_core *core, struct css *const *subsys)
 	cset->refcount = 1;
 	cset->hash = key.hash;
 	memcpy(cset->subsys, key.subsys, sizeof(cset->subsys));
-	g_queue_init(&cset->tasks);
+	INIT_LIST_HEAD(&cset->tasks);
 	for (unsigned i = 0; i < CG_MAX_SUBSYS; i++)
 		if (cset->subsys[i])
 			css_get(cset->subsys[i]);
@@ -85,7 +85,7 @@ void put_css_set(struct cg_core *core, struct css_set *cset)
 	g_assert(cset->refcount > 0);
 	if (--cset->refcount)
 		return;
-	g_assert(g_queue_is_empty(&cset->tasks));
+	g_assert(list_empty(&cset->tasks));
 	g_hash_table_remove(core->css_sets, cset);
 	for (unsigned r = 0; r < core->roots->len; r++) {
 		struct cgroup *cgrp = css_set_cgroup(cset, g_ptr_array_index(core->roots, r));

@@ -11,7 +11,7 @@
 struct css_set {
 	unsigned refcount;		/* tasks, plus the core's own for init_css_set */
 	guint hash;
-	GQueue tasks;			/* struct task * */
+	struct list_head tasks;		/* struct task, through cg_list */
 	struct css *subsys[CG_MAX_SUBSYS];
 	GList *cgrp_link[CG_MAX_SUBSYS]; /* per hierarchy: our node in cgroup->csets */
 };

@@ -19,7 +19,7 @@ void cg_restore_end(struct cg_core *core)
 	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	/* Orphans join tracked parents only: with none, no /proc walk. */
-	if (g_hash_table_size(core->tasks))
+	if (tidmap_size(&core->tasks))
 		task_adopt_orphans(core);
 	core->loading = false;
 	cg_write_unlock(&core->lock);

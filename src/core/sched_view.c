@@ -131,7 +131,6 @@ static void copy_task(struct take *tk, pid_t tid, const struct task *t)
 
 static void copy_all(struct take *tk)
 {
-	GHashTableIter iter;
 	struct task *t;
 
 	for (guint i = 0; i < tk->core->roots->len; i++) {
@@ -140,8 +139,7 @@ static void copy_all(struct take *tk)
 		if (root == tk->weight_root || root == tk->cpus_root)
 			copy_tree(tk, root->top, true);
 	}
-	g_hash_table_iter_init(&iter, tk->core->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+	for (guint pos = 0; (t = tidmap_next(&tk->core->tasks, &pos));)
 		if (t->cset != tk->core->init_css_set)
 			copy_task(tk, t->tid, t);
 }
@@ -217,7 +215,7 @@ bool sched_view_take(struct cg_core *core, int weight_ssid, int cpus_ssid,
 			copy_all(&tk);
 		else
 			copy_marked(&tk);
-		v->empty = !g_hash_table_size(core->tasks) &&
+		v->empty = !tidmap_size(&core->tasks) &&
 			   g_hash_table_size(core->cgroups) == core->roots->len;
 		v->dirty_all = false;
 		g_hash_table_remove_all(v->dirty_groups);

@@ -8,9 +8,23 @@
 #include "core/task_exec.h"
 #include "core/task_proc.h"
 
+/* One a tracked task: what issue 12 counts (task.h); growing it is a
+ * decision, not an accident. */
+G_STATIC_ASSERT(sizeof(struct task) <= 104);
+
 struct task *task_lookup(struct cg_core *core, pid_t tid)
 {
-	return g_hash_table_lookup(core->tasks, GINT_TO_POINTER(tid));
+	return tidmap_lookup(&core->tasks, tid);
+}
+
+GPtrArray *task_table_copy(struct cg_core *core)
+{
+	GPtrArray *all = g_ptr_array_sized_new(tidmap_size(&core->tasks));
+	struct task *t;
+
+	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));)
+		g_ptr_array_add(all, t);
+	return all;
 }
 
 struct css_set *task_css_set(struct cg_core *core, pid_t tid)
@@ -41,14 +55,14 @@ struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *
 	t->tid = tid;
 	t->ident = *ident;
 	t->charged_proc_ns = proc_ns;
-	t->charged = *charged;
+	t->charged = (struct task_charged){ charged->run_ns, charged->utime, charged->stime };
+	t->charged_cpu = (int16_t)charged->cpu;
 	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
 	get_css_set(core->init_css_set);
 	t->cset = core->init_css_set;
-	g_queue_push_tail(&t->cset->tasks, t);
-	t->cset_node = t->cset->tasks.tail;
+	list_add_tail(&t->cg_list, &t->cset->tasks);
 	task_migrate(core, t, NULL, t->cset);
-	g_hash_table_insert(core->tasks, GINT_TO_POINTER(tid), t);
+	tidmap_insert(&core->tasks, t);
 	task_proc_link(core, t);
 	return t;
 }
@@ -92,9 +106,9 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 void task_drop(struct cg_core *core, struct task *t)
 {
 	cg_notify(core, exit, t);
-	g_hash_table_remove(core->tasks, GINT_TO_POINTER(t->tid));
+	tidmap_remove(&core->tasks, t->tid);
 	task_proc_unlink(core, t);
-	g_queue_delete_link(&t->cset->tasks, t->cset_node);
+	list_del(&t->cg_list);
 	task_migrate(core, t, t->cset, NULL);
 	put_css_set(core, t->cset);
 	core->kf->ops->task_close(core->kf, &t->ident);
@@ -107,10 +121,10 @@ void task_drop_gone(struct cg_core *core, struct cgroup *cgrp)
 
 	/* Collected first: a drop may free a css_set and unlink it. */
 	for (GList *l = cgrp->csets.head; l; l = l->next) {
-		struct css_set *cset = l->data;
+		struct task *t;
 
-		for (GList *k = cset->tasks.head; k; k = k->next)
-			g_ptr_array_add(tasks, k->data);
+		css_set_for_each_task(t, (struct css_set *)l->data)
+			g_ptr_array_add(tasks, t);
 	}
 	for (guint i = 0; i < tasks->len; i++) {
 		struct task *t = g_ptr_array_index(tasks, i);
@@ -137,7 +151,7 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 		.utime = delta(now->utime, t->charged.utime),
 		.stime = delta(now->stime, t->charged.stime),
 		/* Unknown (an exit record): where it ran last. */
-		.cpu = now->cpu >= 0 ? now->cpu : t->charged.cpu,
+		.cpu = now->cpu >= 0 ? now->cpu : t->charged_cpu,
 	};
 	if (t->cset != core->init_css_set) {
 		for (unsigned i = 0; i < core->nr_subsys; i++) {
@@ -148,7 +162,7 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 		}
 	}
 	t->charged.run_ns = now->run_ns;
-	t->charged.cpu = d.cpu;
+	t->charged_cpu = (int16_t)d.cpu;
 	t->charged.utime = MAX(now->utime, t->charged.utime);
 	t->charged.stime = MAX(now->stime, t->charged.stime);
 }
@@ -180,8 +194,7 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
 		return;
 	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
 	get_css_set(cset);
-	g_queue_unlink(&old->tasks, t->cset_node);
-	g_queue_push_tail_link(&cset->tasks, t->cset_node);
+	list_move_tail(&t->cg_list, &cset->tasks);
 	t->cset = cset;
 	task_migrate(core, t, old, cset);
 	put_css_set(core, old);
@@ -305,16 +318,16 @@ void task_adopt_orphans(struct cg_core *core)
  * born in groups. */
 static void task_resync(struct cg_core *core)
 {
-	GList *all = g_hash_table_get_values(core->tasks);
+	GPtrArray *all = task_table_copy(core);
 
 	core->nr_resyncs++;
-	for (GList *l = all; l; l = l->next) {
-		struct task *t = l->data;
+	for (guint i = 0; i < all->len; i++) {
+		struct task *t = g_ptr_array_index(all, i);
 
 		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
 			task_drop(core, t);
 	}
-	g_list_free(all);
+	g_ptr_array_unref(all);
 	task_adopt_orphans(core);
 }
 
@@ -351,9 +364,9 @@ void task_catch_up(struct cg_core *core)
 
 void task_table_free(struct cg_core *core)
 {
-	GList *all = g_hash_table_get_values(core->tasks);
+	GPtrArray *all = task_table_copy(core);
 
-	for (GList *l = all; l; l = l->next)
-		task_drop(core, l->data);
-	g_list_free(all);
+	for (guint i = 0; i < all->len; i++)
+		task_drop(core, g_ptr_array_index(all, i));
+	g_ptr_array_unref(all);
 }

@@ -9,23 +9,36 @@
 #include "core/cgroup.h"
 #include "core/css_set.h"
 
+/* What a task was charged up to (task_charge): the figures of struct
+ * task_cputime that charging reads. */
+struct task_charged {
+	uint64_t run_ns;
+	uint64_t utime, stime;
+};
+
+/* One of these for every tracked task, so laid out without holes (104
+ * bytes: `gdb -batch -ex 'ptype /o struct task' src/cgfused`). */
 struct task {
 	pid_t tid;
-	struct task_ident ident;
-	struct css_set *cset;
-	GList *cset_node;		/* our node in cset->tasks */
-	uint64_t joined_ns;		/* boot time when it joined cset */
-	struct task_cputime charged;	/* its figures up to which it was charged */
-	/* Its process's CPU time when charged was read (UINT64_MAX: unknown):
-	 * while that has not moved, none of its threads ran, and a move need
-	 * not read /proc (task_account). */
-	uint64_t charged_proc_ns;
-	struct task *proc_prev, *proc_next;	/* its process's tracked threads (task_proc.h) */
+	int16_t charged_cpu;		/* the CPU it last ran on; -1: unknown */
 	/* Forked over a limit (a controller's can_fork), or by a dying
 	 * parent: killed, its exit report to come. Set only while the task
 	 * is in init_css_set, before it joins its parent's groups. */
 	bool dying;
+	struct task_ident ident;
+	struct css_set *cset;
+	struct list_head cg_list;	/* our node in cset->tasks */
+	uint64_t joined_ns;		/* boot time when it joined cset */
+	/* Its process's CPU time when charged was read (UINT64_MAX: unknown):
+	 * while that has not moved, none of its threads ran, and a move need
+	 * not read /proc (task_account). */
+	uint64_t charged_proc_ns;
+	struct task_charged charged;	/* its figures up to which it was charged */
+	struct task *proc_prev, *proc_next;	/* its process's tracked threads (task_proc.h) */
 };
+
+/* Every task of a css_set. */
+#define css_set_for_each_task(t, cset) list_for_each_entry(t, &(cset)->tasks, cg_list)
 
 /* The tracked task with this id, or NULL (it is then in init_css_set). */
 struct task *task_lookup(struct cg_core *core, pid_t tid);
@@ -87,6 +100,9 @@ bool task_catch_up_batch(struct cg_core *core, unsigned max);
  * parent (its process leader, for a thread) is in a group and which
  * started after the parent joined it was forked there, and joins it. */
 void task_adopt_orphans(struct cg_core *core);
+
+/* Every tracked task, in a new array: for walks that may drop some. */
+GPtrArray *task_table_copy(struct cg_core *core);
 
 /* The css_set a thread is in, tracked or not. */
 struct css_set *task_css_set(struct cg_core *core, pid_t tid);

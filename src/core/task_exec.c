@@ -11,7 +11,7 @@
 #include "core/task_proc.h"
 
 /* The tracked thread whose id vanished in the exec: a thread of the process
- * that is gone. The threads de_thread() killed are reported before the exec
+ * that is gone (not its leader, whose id is not tracked when we look). The threads de_thread() killed are reported before the exec
  * as a rule, so it is the only one then; when a killed thread's report
  * comes late, the first gone one is taken (cgfused(8), DIFFERENCES FROM
  * THE KERNEL). */

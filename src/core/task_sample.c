@@ -20,10 +20,10 @@ struct sample {
 static int copy_cgroup(struct css *css, void *data)
 {
 	GArray *out = data;
+	const struct task *t;
 
 	for (GList *l = css->cgroup->csets.head; l; l = l->next)
-		for (GList *m = ((struct css_set *)l->data)->tasks.head; m; m = m->next) {
-			const struct task *t = m->data;
+		css_set_for_each_task(t, (struct css_set *)l->data) {
 			struct sample s = { .tid = t->tid, .ident = t->ident,
 					    .charged_proc_ns = t->charged_proc_ns };
 

@@ -94,13 +94,10 @@ static void for_each_task(struct css *css,
 			  void *data)
 {
 	for (GList *l = css->cgroup->csets.head; l; l = l->next) {
-		struct css_set *cset = l->data;
+		struct task *task;
 
-		for (GList *t = cset->tasks.head; t; t = t->next) {
-			struct task *task = t->data;
-
+		css_set_for_each_task(task, (struct css_set *)l->data)
 			fn(data, task->tid, &task->ident);
-		}
 	}
 }
 

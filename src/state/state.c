@@ -342,11 +342,9 @@ static void snapshot_groups(GString *out, struct cg_core *core, unsigned *nr)
 static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
 {
 	GString *group = g_string_new(NULL);
-	GHashTableIter iter;
 	struct task *t;
 
-	g_hash_table_iter_init(&iter, core->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
+	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));) {
 		for (guint r = 0; r < core->roots->len; r++) {
 			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
 

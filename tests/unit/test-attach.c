@@ -13,6 +13,7 @@
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "core/task.h"
+#include "core/task_proc.h"
 #include "test-env.h"
 
 /* The made-up system of most tests (see populate()). */
@@ -309,7 +310,10 @@ static void test_list_sorted_unique(void)
 
 /* ---- exit and id reuse -------------------------------------------------- */
 
-/* An exited task is no longer listed; its css_set goes; rmdir then works. */
+static void check_invariants(struct env *e);
+
+/* An exited task is no longer listed; its css_set goes; rmdir then works;
+ * the core's tables and lists follow each step. */
 static void test_exit(void)
 {
 	struct env e;
@@ -320,25 +324,32 @@ static void test_exit(void)
 	a = mkdir_ok(&e, e.top[0], "a");
 	wr_ok(&e, a, "tasks", "200");
 	wr_ok(&e, a, "cgroup.procs", "100");
+	check_invariants(&e);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, -EBUSY);
 
 	fake_kf_exit(e.fk, 200);
 	assert_content(&e, a, "tasks", "100\n101\n102\n");
 	assert_content(&e, a, "cgroup.procs", "100\n");
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 3);
+	check_invariants(&e);
 
 	/* The leader exits: the process is still listed for its threads. */
 	fake_kf_exit(e.fk, 100);
 	assert_content(&e, a, "tasks", "101\n102\n");
 	assert_content(&e, a, "cgroup.procs", "100\n");
+	check_invariants(&e);
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, -EBUSY);
 
+	fake_kf_exit(e.fk, 101);
+	assert_content(&e, a, "tasks", "102\n");
+	check_invariants(&e);
 	fake_kf_exit_process(e.fk, 100);
 	assert_content(&e, a, "tasks", "");
 	assert_content(&e, a, "cgroup.procs", "");
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
 	g_assert_cmpuint(nr_tasks(&e), ==, 0);
 	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
+	check_invariants(&e);
 	g_assert_false(lists(&e, e.top[0], "tasks", 200));
 	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
 	env_teardown(&e);
@@ -558,7 +569,7 @@ static void test_root_attach_untracked(void)
 	assert_same(&before, &after);
 	cg_write_lock(&e.core->lock);
 	EXPECT_INT(e.core->init_css_set->refcount, 1, "%s", "init_css_set refcount");
-	EXPECT_INT(g_queue_get_length(&e.core->init_css_set->tasks), 0, "%s",
+	EXPECT_INT(list_count_nodes(&e.core->init_css_set->tasks), 0, "%s",
 		   "tasks in init_css_set");
 	cg_write_unlock(&e.core->lock);
 	env_teardown(&e);
@@ -929,13 +940,22 @@ static void check_invariants(struct env *e)
 	struct task *t;
 	struct css_set *cset;
 	struct cgroup *cgrp;
+	guint listed = 0;
+	GHashTable *procs = g_hash_table_new(NULL, NULL);
 
 	cg_write_lock(&core->lock);
-	g_hash_table_iter_init(&iter, core->tasks);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
+	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));) {
+		g_assert_true(task_lookup(core, t->tid) == t);
 		g_assert_true(g_hash_table_lookup(core->css_sets, t->cset) == t->cset);
-		g_assert_true(t->cset_node->data == t);
-		g_assert_true(g_queue_link_index(&t->cset->tasks, t->cset_node) >= 0);
+		/* A thread other than its leader is in its process's list. */
+		if (t->tid != t->ident.tgid) {
+			const struct task *p = task_proc_first(core, t->ident.tgid);
+
+			while (p && p != t)
+				p = p->proc_next;
+			g_assert_true(p == t);
+			g_hash_table_add(procs, GINT_TO_POINTER(t->ident.tgid));
+		}
 		for (unsigned r = 0; r < core->roots->len; r++) {
 			struct cgroup *c = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
 
@@ -945,20 +965,30 @@ static void check_invariants(struct env *e)
 		g_assert_cmpuint(t->ident.ino, ==, fake_kf_ino(e->fk, t->tid));
 		g_hash_table_add(distinct, t->cset);
 	}
-	/* Every css_set but init_css_set has tasks, and as many refs. */
+	/* Every css_set but init_css_set has tasks, and as many refs; each
+	 * task is listed in its own css_set, and every tracked task once. */
 	g_hash_table_iter_init(&iter, core->css_sets);
 	while (g_hash_table_iter_next(&iter, (gpointer *)&cset, NULL)) {
+		css_set_for_each_task(t, cset) {
+			g_assert_true(t->cset == cset);
+			g_assert_true(task_lookup(core, t->tid) == t);
+		}
+		listed += list_count_nodes(&cset->tasks);
 		if (cset == core->init_css_set)
 			continue;
-		g_assert_cmpuint(cset->refcount, ==, g_queue_get_length(&cset->tasks));
+		g_assert_cmpuint(cset->refcount, ==, list_count_nodes(&cset->tasks));
 		g_assert_cmpuint(cset->refcount, >, 0);
 	}
+	g_assert_cmpuint(listed, ==, tidmap_size(&core->tasks));
+	/* ... and only those processes have an entry. */
+	g_assert_cmpuint(tidmap_size(&core->procs), ==, g_hash_table_size(procs));
+	g_hash_table_unref(procs);
 	/* Every css_set a cgroup lists is a live one. */
 	g_hash_table_iter_init(&iter, core->cgroups);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&cgrp))
 		for (GList *l = cgrp->csets.head; l; l = l->next)
 			g_assert_true(g_hash_table_lookup(core->css_sets, l->data) == l->data);
-	g_assert_cmpuint(fake_kf_open_count(e->fk), ==, g_hash_table_size(core->tasks));
+	g_assert_cmpuint(fake_kf_open_count(e->fk), ==, tidmap_size(&core->tasks));
 	/* init_css_set is always there, with or without tasks. */
 	g_hash_table_add(distinct, core->init_css_set);
 	g_assert_cmpuint(g_hash_table_size(core->css_sets), ==, g_hash_table_size(distinct));
@@ -1026,8 +1056,8 @@ static void test_race(void)
 	g_assert_cmpuint(nr_tasks(&e), <=, RACE_WORKERS);
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
 	cg_write_lock(&e.core->lock);
-	g_assert_cmpuint(g_queue_get_length(&e.core->init_css_set->tasks), ==,
-			 g_hash_table_size(e.core->tasks));
+	g_assert_cmpuint(list_count_nodes(&e.core->init_css_set->tasks), ==,
+			 tidmap_size(&e.core->tasks));
 	cg_write_unlock(&e.core->lock);
 	ret = cg_rmdir(e.core, e.top[0], "r", &root_cred);
 	g_assert_true(ret == 0 || ret == -ENOENT);

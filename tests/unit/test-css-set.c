@@ -50,7 +50,7 @@ static void test_reuse(void)
 	g_assert_true(t1->cset == t2->cset);
 	g_assert_true(t1->cset != e.core->init_css_set);
 	g_assert_cmpuint(t1->cset->refcount, ==, 2);
-	g_assert_cmpuint(g_queue_get_length(&t1->cset->tasks), ==, 2);
+	g_assert_cmpuint(list_count_nodes(&t1->cset->tasks), ==, 2);
 	g_assert_true(css_set_cgroup(t1->cset, e.root[0]) == cgroup_by_id(e.core, a));
 	g_assert_true(g_hash_table_lookup(e.core->css_sets, t1->cset) == t1->cset);
 	cg_write_unlock(&e.core->lock);

@@ -175,7 +175,7 @@ unsigned nr_tasks(struct env *e)
 	unsigned n;
 
 	cg_write_lock(&e->core->lock);
-	n = g_hash_table_size(e->core->tasks);
+	n = tidmap_size(&e->core->tasks);
 	cg_write_unlock(&e->core->lock);
 	return n;
 }

@@ -1,0 +1,137 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Per-task tables keyed by id: see tidmap.h. */
+#include "lib/tidmap.h"
+
+#define MIN_SHIFT 29			/* 8 slots */
+
+static inline pid_t key_of(const struct tidmap *m, gconstpointer entry)
+{
+	return *(const pid_t *)((const char *)entry + m->key_offset);
+}
+
+static inline guint nr_slots(const struct tidmap *m)
+{
+	return m->slots ? 1u << (32 - m->shift) : 0;
+}
+
+/* Fibonacci hashing: the top bits of the product, well spread for the
+ * consecutive ids threads get. */
+static inline guint home(const struct tidmap *m, pid_t key)
+{
+	return ((guint32)key * 2654435769u) >> m->shift;
+}
+
+void tidmap_init(struct tidmap *m, gsize key_offset)
+{
+	*m = (struct tidmap){ .key_offset = key_offset };
+}
+
+void tidmap_clear(struct tidmap *m)
+{
+	g_free(m->slots);
+	tidmap_init(m, m->key_offset);
+}
+
+gpointer tidmap_lookup(const struct tidmap *m, pid_t key)
+{
+	guint mask = nr_slots(m) - 1;
+
+	if (!m->slots)
+		return NULL;
+	for (guint i = home(m, key);; i = (i + 1) & mask) {
+		gpointer e = m->slots[i];
+
+		if (!e || key_of(m, e) == key)
+			return e;
+	}
+}
+
+/* Puts an entry whose key is not there in its first free slot. */
+static void place(struct tidmap *m, gpointer entry)
+{
+	guint mask = nr_slots(m) - 1;
+	guint i = home(m, key_of(m, entry));
+
+	while (m->slots[i])
+		i = (i + 1) & mask;
+	m->slots[i] = entry;
+}
+
+static void resize(struct tidmap *m, guint shift)
+{
+	gpointer *old = m->slots;
+	guint n = nr_slots(m);
+
+	m->slots = g_new0(gpointer, (gsize)1 << (32 - shift));
+	m->shift = shift;
+	for (guint i = 0; i < n; i++)
+		if (old[i])
+			place(m, old[i]);
+	g_free(old);
+}
+
+gpointer tidmap_insert(struct tidmap *m, gpointer entry)
+{
+	pid_t key = key_of(m, entry);
+	guint mask;
+
+	if (!m->slots)
+		resize(m, MIN_SHIFT);
+	else if ((m->len + 1) * 4 > nr_slots(m) * 3)
+		resize(m, m->shift - 1);
+	mask = nr_slots(m) - 1;
+	for (guint i = home(m, key);; i = (i + 1) & mask) {
+		gpointer e = m->slots[i];
+
+		if (!e || key_of(m, e) == key) {
+			m->slots[i] = entry;
+			m->len += !e;
+			return e;
+		}
+	}
+}
+
+gpointer tidmap_remove(struct tidmap *m, pid_t key)
+{
+	guint mask = nr_slots(m) - 1, i, j;
+	gpointer found;
+
+	if (!m->slots)
+		return NULL;
+	for (i = home(m, key);; i = (i + 1) & mask) {
+		found = m->slots[i];
+		if (!found)
+			return NULL;
+		if (key_of(m, found) == key)
+			break;
+	}
+	/* Backward shift: an entry further on whose home is not in (i, j]
+	 * moves into the hole, so that no lookup stops short of it. */
+	for (j = (i + 1) & mask; m->slots[j]; j = (j + 1) & mask) {
+		guint h = home(m, key_of(m, m->slots[j]));
+
+		if (((j - h) & mask) >= ((j - i) & mask)) {
+			m->slots[i] = m->slots[j];
+			i = j;
+		}
+	}
+	m->slots[i] = NULL;
+	if (!--m->len)
+		tidmap_clear(m);
+	else if (m->shift < MIN_SHIFT && m->len * 8 < nr_slots(m))
+		resize(m, m->shift + 1);
+	return found;
+}
+
+gpointer tidmap_next(const struct tidmap *m, guint *pos)
+{
+	guint n = nr_slots(m);
+
+	while (*pos < n) {
+		gpointer e = m->slots[(*pos)++];
+
+		if (e)
+			return e;
+	}
+	return NULL;
+}
