@@ -3,17 +3,20 @@
  * cpu.cfs_quota_us, cpu.cfs_burst_us), cpu.idle and RT bandwidth
  * (cpu.rt_period_us, cpu.rt_runtime_us), with the kernel's parsing,
  * clamping and checks (kernel/sched/core.c, rt.c). The allocator
- * (src/alloc/alloc.c) makes the shares real. The rest is stored and
- * validated; nothing is throttled, so cpu.stat's counters are truly zero. */
+ * (src/alloc/alloc.c) makes the shares real, the quota enforcer
+ * (src/enforce/quota.c) the bandwidth and cpu.stat's figures, through
+ * ctl/cpu.h. The RT bandwidth is stored and validated. */
 #include <errno.h>
+#include <stdatomic.h>
 
+#include "ctl/cpu.h"
 #include "ctl/ctl.h"
 
 #define NSEC_PER_USEC 1000ULL
 #define MIN_SHARES 2ULL
 #define MAX_SHARES (1ULL << 18)
 #define SCHED_FIXEDPOINT_SHIFT 10
-#define RUNTIME_INF (~0ULL)
+#define RUNTIME_INF CPU_RUNTIME_INF
 #define BW_SHIFT 20
 #define BW_UNIT (1ULL << BW_SHIFT)
 #define MIN_CFS_QUOTA_PERIOD (1000ULL * NSEC_PER_USEC)	/* 1 ms */
@@ -36,6 +39,9 @@ struct task_group {
 	int64_t idle;			/* 0 or 1 */
 	uint64_t rt_period;		/* ns */
 	uint64_t rt_runtime;		/* ns, RUNTIME_INF for none */
+	uint64_t usage;			/* ns charged to the subtree */
+	/* The enforcer's, added under the read side. */
+	_Atomic uint64_t bw[sizeof(struct cfs_bandwidth_stat) / sizeof(uint64_t)];
 };
 
 static struct task_group *css_tg(struct css *css)
@@ -250,7 +256,7 @@ static int64_t cpu_idle_read_s64(struct css *css, const struct cftype *cft)
 	return css_tg(css)->idle;
 }
 
-/* sched_group_set_idle(): stored (not yet applied: cgfused(8)). */
+/* sched_group_set_idle(): the allocator makes it real (SCHED_IDLE). */
 static int cpu_idle_write_s64(struct css *css, const struct cftype *cft, int64_t idle)
 {
 	(void)cft;
@@ -359,20 +365,79 @@ static int cpu_rt_runtime_write_s64(struct css *css, const struct cftype *cft, i
 	return tg_set_rt_bandwidth(tg, tg->rt_period, runtime);
 }
 
+/* The group and every ancestor but the root, as cpuacct_charge(). */
+static void cpu_charge(struct css *css, const struct task_cputime *d)
+{
+	for (; css->parent; css = css->parent)
+		css_tg(css)->usage += d->run_ns;
+}
+
+uint64_t cpu_cfs_quota(struct css *css)
+{
+	return css_tg(css)->quota;
+}
+
+uint64_t cpu_cfs_period(struct css *css)
+{
+	return css_tg(css)->period;
+}
+
+uint64_t cpu_cfs_burst(struct css *css)
+{
+	return css_tg(css)->burst;
+}
+
+bool cpu_group_idle(struct css *css)
+{
+	return css_tg(css)->idle != 0;
+}
+
+uint64_t cpu_usage(struct css *css)
+{
+	return css_tg(css)->usage;
+}
+
+void cpu_bandwidth_stat(struct css *css, struct cfs_bandwidth_stat *out)
+{
+	uint64_t *v = (uint64_t *)out;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(css_tg(css)->bw); i++)
+		v[i] = atomic_load_explicit(&css_tg(css)->bw[i], memory_order_relaxed);
+}
+
+void cpu_bandwidth_add(struct css *css, const struct cfs_bandwidth_stat *d)
+{
+	const uint64_t *v = (const uint64_t *)d;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(css_tg(css)->bw); i++)
+		if (v[i])
+			atomic_fetch_add_explicit(&css_tg(css)->bw[i], v[i], memory_order_relaxed);
+}
+
 static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out)
 {
-	(void)css;
+	struct cfs_bandwidth_stat st;
+
 	(void)cft;
-	g_string_append(out, "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n"
-			     "nr_bursts 0\nburst_time 0\n");
+	cpu_bandwidth_stat(css, &st);
+	g_string_append_printf(out, "nr_periods %" G_GUINT64_FORMAT "\n"
+			       "nr_throttled %" G_GUINT64_FORMAT "\n"
+			       "throttled_time %" G_GUINT64_FORMAT "\n"
+			       "nr_bursts %" G_GUINT64_FORMAT "\n"
+			       "burst_time %" G_GUINT64_FORMAT "\n",
+			       st.nr_periods, st.nr_throttled, st.throttled_time,
+			       st.nr_bursts, st.burst_time);
 	return 0;
 }
 
 static int cpu_stat_local_show(struct css *css, const struct cftype *cft, GString *out)
 {
-	(void)css;
+	struct cfs_bandwidth_stat st;
+
 	(void)cft;
-	g_string_append(out, "throttled_time 0\n");
+	cpu_bandwidth_stat(css, &st);
+	g_string_append_printf(out, "throttled_time %" G_GUINT64_FORMAT "\n",
+			       st.throttled_time_local);
 	return 0;
 }
 
@@ -403,4 +468,5 @@ const struct cgroup_subsys cpu_cgrp_subsys = {
 	.css_free = cpu_css_free,
 	.legacy_files = cpu_legacy_files,
 	.weight = cpu_weight,
+	.charge = cpu_charge,
 };
