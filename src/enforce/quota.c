@@ -341,14 +341,15 @@ static void count_local(struct quota_enforcer *qe, uint64_t now, GHashTable *loc
 
 	for (guint i = 0; i < qe->held->len; i++) {
 		const struct held *h = &g_array_index(qe->held, struct held, i);
-		struct mark *old, *m;
+		struct mark *old = g_hash_table_lookup(qe->marks, &h->id), *m;
 
-		if (!g_array_index(qe->capped, struct capped, h->capped).hold)
-			continue;
-		old = g_hash_table_lookup(qe->marks, &h->id);
+		/* Held since the last pass: counted up to now, whether it
+		 * is still held or was let go now. */
 		if (old)
 			g_hash_table_insert(local, (gpointer)&h->id,
 					    GSIZE_TO_POINTER(now - old->ns));
+		if (!g_array_index(qe->capped, struct capped, h->capped).hold)
+			continue;
 		m = g_new(struct mark, 1);
 		*m = (struct mark){ h->id, now };
 		g_hash_table_insert(marks, &m->id, m);
@@ -556,6 +557,15 @@ const struct quota_stats *quota_stats(struct quota_enforcer *qe)
 	return &qe->st;
 }
 
+/* Whether a hierarchy has controller ssid. */
+static bool bound(struct cg_core *core, int ssid)
+{
+	for (guint r = 0; r < core->roots->len; r++)
+		if (((struct cg_root *)core->roots->pdata[r])->subsys_mask & (1u << ssid))
+			return true;
+	return false;
+}
+
 struct quota_enforcer *quota_enforcer_new(struct cg_core *core)
 {
 	struct quota_enforcer *qe;
@@ -564,7 +574,7 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core)
 	for (unsigned i = 0; i < core->nr_subsys; i++)
 		if (core->subsys[i] == &cpu_cgrp_subsys)
 			ssid = (int)i;
-	if (ssid < 0)
+	if (ssid < 0 || !bound(core, ssid))
 		return NULL;
 	qe = g_new0(struct quota_enforcer, 1);
 	qe->core = core;
