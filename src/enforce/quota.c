@@ -4,8 +4,6 @@
 
 #include <errno.h>
 #include <stdatomic.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "core/css_set.h"
 #include "core/notify.h"
@@ -14,6 +12,7 @@
 #include "core/task_watch.h"
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
+#include "lib/kick.h"
 #include "enforce/quota_period.h"
 
 /* While stopped threads are on their way to a stop, or a traced thread
@@ -59,8 +58,7 @@ struct quota_enforcer {
 	atomic_bool members_stale;	/* threads moved, forked or exited */
 	atomic_uint nr_capped, nr_traced;
 	atomic_bool exited;
-	int kick_fd;
-	atomic_bool kicked;
+	struct kick kick;
 	/* The thread's own. */
 	bool walked;			/* the hierarchy was walked once */
 	GArray *capped;			/* struct capped, parents first */
@@ -77,26 +75,17 @@ struct quota_enforcer {
 
 int quota_kick_fd(struct quota_enforcer *qe)
 {
-	return qe->kick_fd;
-}
-
-static void kick(struct quota_enforcer *qe)
-{
-	uint64_t one = 1;
-
-	if (atomic_exchange(&qe->kicked, true))
-		return;
-	if (write(qe->kick_fd, &one, sizeof(one)) < 0)
-		g_warning("quota: cannot wake: %s", g_strerror(errno));
+	return kick_fd(&qe->kick);
 }
 
 void quota_kick_clear(struct quota_enforcer *qe)
 {
-	uint64_t n;
+	kick_clear(&qe->kick);
+}
 
-	atomic_store(&qe->kicked, false);
-	if (read(qe->kick_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		g_warning("quota: %s", g_strerror(errno));
+static void kick(struct quota_enforcer *qe)
+{
+	kick_wake(&qe->kick);
 }
 
 /* ---- the core's events, under its lock: record and kick --------------- */
@@ -579,7 +568,8 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core)
 	qe = g_new0(struct quota_enforcer, 1);
 	qe->core = core;
 	qe->ssid = ssid;
-	qe->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (kick_init(&qe->kick, "quota") < 0)
+		g_warning("quota: no eventfd: %s", g_strerror(errno));
 	qe->capped = g_array_new(FALSE, FALSE, sizeof(struct capped));
 	qe->held = g_array_new(FALSE, FALSE, sizeof(struct held));
 	qe->members = g_array_new(FALSE, FALSE, sizeof(struct member));
@@ -609,6 +599,6 @@ void quota_enforcer_free(struct quota_enforcer *qe)
 	g_array_unref(qe->held);
 	g_array_unref(qe->members);
 	g_mutex_clear(&qe->shown_lock);
-	close(qe->kick_fd);
+	kick_destroy(&qe->kick);
 	g_free(qe);
 }

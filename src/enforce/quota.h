@@ -58,10 +58,12 @@ void quota_kick_clear(struct quota_enforcer *qe);
 
 const struct quota_stats *quota_stats(struct quota_enforcer *qe);
 
-/* The thread: passes when due and at each kick; its end releases every
- * thread. NULL-safe. */
+/* The thread: passes when due and at each kick, and cpu.idle's passes
+ * (enforce/idle.h) at its kicks; its end releases every thread and gives
+ * back every policy. NULL (nothing started) when either is NULL. */
+struct idle_enforcer;
 struct quota_thread;
-struct quota_thread *quota_thread_start(struct quota_enforcer *qe);
+struct quota_thread *quota_thread_start(struct quota_enforcer *qe, struct idle_enforcer *ie);
 void quota_thread_stop(struct quota_thread *th);
 
 #endif
