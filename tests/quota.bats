@@ -207,3 +207,69 @@ capped_busy() {
 	assert_equal "$(<"$MNT/g/cpu.cfs_quota_us")" 20000
 	wait_throttled "$a"
 }
+
+# policy PID: the thread's scheduling policy number (/proc/PID/sched):
+# 0 SCHED_OTHER, 3 SCHED_BATCH, 5 SCHED_IDLE.
+policy() {
+	local k colon v
+	while read -r k colon v; do
+		[[ $k == policy ]] && { echo "$v"; return 0; }
+	done <"/proc/$1/sched"
+	return 1
+}
+
+# wait_policy PID N: the thread's policy is N within 20 s.
+wait_policy() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		[[ $(policy "$1") == "$2" ]] && return 0
+		sleep 0.05
+	done
+	echo "$1 has policy $(policy "$1"), not $2" >&2
+	return 1
+}
+
+@test "cpu.idle 1 makes the subtree's threads SCHED_IDLE; 0, or leaving, gives SCHED_OTHER back" {
+	local a b
+	mkdir "$MNT/g/c"
+	cg_sleeper a
+	cg_sleeper b
+	echo "$a" >"$MNT/g/c/cgroup.procs"
+	echo "$b" >"$MNT/g/cgroup.procs"
+	assert_equal "$(policy "$a")" 0
+	echo 1 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 5
+	wait_policy "$b" 5
+	run grep '^idle_threads ' "$MNT/cgfused.stat"
+	assert_output 'idle_threads 2'
+	echo "$b" >"$MNT/cgroup.procs"
+	wait_policy "$b" 0
+	echo 0 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 0
+}
+
+@test "cpu.idle leaves a thread that was not SCHED_OTHER as it was" {
+	local a b
+	cg_sleeper a
+	cg_sleeper b
+	chrt -b -p 0 "$a"
+	echo "$a" >"$MNT/g/cgroup.procs"
+	echo "$b" >"$MNT/g/cgroup.procs"
+	echo 1 >"$MNT/g/cpu.idle"
+	wait_policy "$b" 5	# the pass that took b looked at a too
+	assert_equal "$(policy "$a")" 3
+	echo 0 >"$MNT/g/cpu.idle"
+	wait_policy "$b" 0
+	assert_equal "$(policy "$a")" 3
+}
+
+@test "the daemon's stop gives SCHED_OTHER back to an idle group's threads" {
+	local a
+	cg_sleeper a
+	echo "$a" >"$MNT/g/cgroup.procs"
+	echo 1 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 5
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	assert_equal "$(policy "$a")" 0
+}

@@ -2,8 +2,10 @@
 /* CPU bandwidth: a period's arithmetic (quota_period.c: throttle, debt,
  * burst, the figures of cpu.stat) and the enforcer's decisions, driven pass
  * by pass on the fake facade (its ptrace stops a thread at once), with the
- * time of each pass chosen by the test. */
+ * time of each pass chosen by the test; and cpu.idle's enforcer (idle.c)
+ * on the fake's scheduling policies. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <string.h>
 
@@ -12,6 +14,7 @@
 #include "core/cgroup.h"
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
+#include "enforce/idle.h"
 #include "enforce/quota.h"
 #include "enforce/quota_period.h"
 #include "fake-kfacade.h"
@@ -311,6 +314,64 @@ static void test_settings_and_release(void)
 	env_teardown(&e);
 }
 
+/* ---- cpu.idle ----------------------------------------------------------- */
+
+static void test_idle(void)
+{
+	struct quota_enforcer *qe;
+	struct idle_enforcer *ie;
+	struct env e;
+	uint64_t g, c;
+
+	setup(&e, &qe);
+	ie = idle_enforcer_new(e.core);
+	g_assert_nonnull(ie);
+	g = mkdir_ok(&e, e.top[0], "g");
+	c = mkdir_ok(&e, g, "c");
+	wr_ok(&e, c, "cgroup.procs", "100");
+	wr_ok(&e, g, "cgroup.procs", "200");
+	fake_kf_set_own_policy(e.fk, P200, SCHED_BATCH);	/* the user's choice */
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpuint(fake_kf_calls(e.fk).policy, ==, 0);
+	/* The parent idle: its subtree's SCHED_OTHER threads are idle. */
+	wr_ok(&e, g, "cpu.idle", "1");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_IDLE);
+	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_IDLE);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_BATCH);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 2);
+	/* A child forked by one inherits, and is ours; one that sets its
+	 * own policy meanwhile keeps it. */
+	fake_kf_fork(e.fk, 100, 300, 300);
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 300), ==, SCHED_IDLE);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 3);
+	/* Moved out: SCHED_OTHER again. */
+	wr_ok(&e, e.top[0], "tasks", "101");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_OTHER);
+	fake_kf_set_own_policy(e.fk, 300, SCHED_BATCH);
+	/* cpu.idle 0: all back, but the thread that chose its own. */
+	wr_ok(&e, g, "cpu.idle", "0");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 300), ==, SCHED_BATCH);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_BATCH);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 0);
+	/* A thread already idle by its own choice is not ours to give back. */
+	fake_kf_set_own_policy(e.fk, P200, SCHED_IDLE);
+	wr_ok(&e, g, "cpu.idle", "1");
+	idle_pass(ie);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 1);	/* 100 */
+	/* The daemon's stop gives back what it set. */
+	idle_release_all(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_IDLE);
+	idle_enforcer_free(ie);
+	teardown(&e, qe);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -321,5 +382,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/quota/signal-given-back", test_signal_given_back);
 	g_test_add_func("/quota/hierarchy-and-members", test_hierarchy_and_members);
 	g_test_add_func("/quota/settings-and-release", test_settings_and_release);
+	g_test_add_func("/quota/idle", test_idle);
 	return g_test_run();
 }
