@@ -64,6 +64,7 @@ struct quota_enforcer {
 	GArray *capped;			/* struct capped, parents first */
 	GArray *held;			/* struct held */
 	GArray *members;		/* struct member */
+	GArray *usage;			/* uint64_t: each capped group's, last sample */
 	GHashTable *periods;		/* id -> struct quota_period * */
 	GHashTable *marks;		/* held group id -> struct mark * */
 	GHashTable *tracees;		/* tid -> struct tracee * */
@@ -484,27 +485,23 @@ static void publish(struct quota_enforcer *qe)
 	g_mutex_unlock(&qe->shown_lock);
 }
 
-uint64_t quota_pass(struct quota_enforcer *qe, uint64_t now)
+/* Ends the periods (or with ended, only those of throttled groups whose
+ * period ended), adding to d, and finds the groups held. Returns when a
+ * pass is next due for them. */
+static uint64_t update_periods(struct quota_enforcer *qe, uint64_t now, const uint64_t *usage,
+			       struct cfs_bandwidth_stat *d, bool ended)
 {
-	uint64_t next = QUOTA_NO_PASS, *usage;
-	struct cfs_bandwidth_stat *d;
-	GHashTable *local = g_hash_table_new(g_int64_hash, g_int64_equal);
+	uint64_t next = QUOTA_NO_PASS;
 	bool newly_held = false;
 
-	qe->st.passes++;
-	take_reports(qe);
-	copy_capped(qe);
-	usage = g_new0(uint64_t, qe->capped->len + 1);
-	d = g_new0(struct cfs_bandwidth_stat, qe->capped->len + 1);
-	sample(qe, now, usage);
-	sync_periods(qe, now, usage);
 	qe->st.throttled = 0;
 	for (guint i = 0; i < qe->capped->len; i++) {
 		struct capped *c = &g_array_index(qe->capped, struct capped, i);
 		struct quota_period *p = period_of(qe, i);
 		bool was = p->throttled;
 
-		next = MIN(next, quota_period_update(p, now, usage[i], &d[i]));
+		if (!ended || (p->throttled && now >= p->start + p->period))
+			next = MIN(next, quota_period_update(p, now, usage[i], &d[i]));
 		if (p->throttled && !was)
 			qe->st.throttles++;
 		qe->st.throttled += p->throttled;
@@ -516,13 +513,59 @@ uint64_t quota_pass(struct quota_enforcer *qe, uint64_t now)
 	/* A thread refused (frozen, debugged) is tried again at a new throttle. */
 	if (newly_held)
 		g_hash_table_remove_all(qe->refused);
+	return next;
+}
+
+/* Throttled groups whose period ended run again first, before anything
+ * that may wait for the core lock (a lock holder preempted on a loaded
+ * machine would hold them stopped). Their use is the last sample's: they
+ * did not run since they stopped, and what ran between that sample and
+ * the stop is counted at the next sample, in the next period's use. */
+static void release_ended(struct quota_enforcer *qe, uint64_t now)
+{
+	struct cfs_bandwidth_stat *d;
+	GHashTable *local;
+	bool any = false;
+
+	for (guint i = 0; i < qe->capped->len && !any; i++) {
+		struct quota_period *p = period_of(qe, i);
+
+		any = p && p->throttled && now >= p->start + p->period;
+	}
+	if (!any)
+		return;
+	d = g_new0(struct cfs_bandwidth_stat, qe->capped->len);
+	local = g_hash_table_new(g_int64_hash, g_int64_equal);
+	update_periods(qe, now, (const uint64_t *)qe->usage->data, d, true);
+	apply(qe);
+	count_local(qe, now, local);
+	publish_figures(qe, d, local);
+	g_hash_table_unref(local);
+	g_free(d);
+}
+
+uint64_t quota_pass(struct quota_enforcer *qe, uint64_t now)
+{
+	uint64_t next, *usage;
+	struct cfs_bandwidth_stat *d;
+	GHashTable *local = g_hash_table_new(g_int64_hash, g_int64_equal);
+
+	qe->st.passes++;
+	take_reports(qe);
+	release_ended(qe, now);
+	copy_capped(qe);
+	g_array_set_size(qe->usage, qe->capped->len);
+	usage = (uint64_t *)qe->usage->data;
+	d = g_new0(struct cfs_bandwidth_stat, qe->capped->len + 1);
+	sample(qe, now, usage);
+	sync_periods(qe, now, usage);
+	next = update_periods(qe, now, usage, d, false);
 	count_local(qe, now, local);
 	publish_figures(qe, d, local);
 	if (apply(qe) || atomic_exchange(&qe->exited, false))
 		next = MIN(next, now + QUOTA_POLL_NS);
 	publish(qe);
 	g_hash_table_unref(local);
-	g_free(usage);
 	g_free(d);
 	return next;
 }
@@ -573,6 +616,7 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core)
 	qe->capped = g_array_new(FALSE, FALSE, sizeof(struct capped));
 	qe->held = g_array_new(FALSE, FALSE, sizeof(struct held));
 	qe->members = g_array_new(FALSE, FALSE, sizeof(struct member));
+	qe->usage = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	qe->periods = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	qe->marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	qe->tracees = g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -598,6 +642,7 @@ void quota_enforcer_free(struct quota_enforcer *qe)
 	g_array_unref(qe->capped);
 	g_array_unref(qe->held);
 	g_array_unref(qe->members);
+	g_array_unref(qe->usage);
 	g_mutex_clear(&qe->shown_lock);
 	kick_destroy(&qe->kick);
 	g_free(qe);
