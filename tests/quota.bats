@@ -65,10 +65,11 @@ stat_field() {
 	return 1
 }
 
-# wait_throttled PID: the thread is seen in a ptrace-stop ('t') within 20 s.
+# wait_throttled PID: the thread is seen in a ptrace-stop ('t') within 20 s
+# (SECONDS: on a loaded machine each look takes a while).
 wait_throttled() {
-	local i
-	for ((i = 0; i < 2000; i++)); do
+	local end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
 		[[ $(state "$1") == t ]] && return 0
 		sleep 0.01
 	done
@@ -90,8 +91,8 @@ assert_free() {
 
 # wait_free PID: the thread leaves its stop within 20 s, then is free.
 wait_free() {
-	local i
-	for ((i = 0; i < 400; i++)); do
+	local end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
 		[[ $(state "$1") != t ]] && break
 		sleep 0.05
 	done
@@ -173,11 +174,12 @@ capped_busy() {
 }
 
 @test "a thread its user stopped stays stopped through throttling and after" {
-	local a i
+	local a end
 	capped_busy a
 	kill -STOP "$a"
 	sleep 0.5	# periods end: the throttle lets it go, its own stop stays
-	for ((i = 0; i < 400; i++)); do
+	end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
 		[[ $(state "$a") == T ]] && break
 		sleep 0.05
 	done
@@ -220,8 +222,8 @@ policy() {
 
 # wait_policy PID N: the thread's policy is N within 20 s.
 wait_policy() {
-	local i
-	for ((i = 0; i < 400; i++)); do
+	local end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
 		[[ $(policy "$1") == "$2" ]] && return 0
 		sleep 0.05
 	done
