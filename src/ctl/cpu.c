@@ -4,11 +4,21 @@
  * (cpu.rt_period_us, cpu.rt_runtime_us), with the kernel's parsing,
  * clamping and checks (kernel/sched/core.c, rt.c). The allocator
  * (src/alloc/alloc.c) makes the shares real, the quota enforcer
- * (src/enforce/quota.c) the bandwidth and cpu.stat's figures, through
- * ctl/cpu.h. The RT bandwidth is stored and validated. */
+ * (src/enforce/quota.c) the bandwidth and cpu.stat's throttling figures
+ * (through ctl/cpu.h), the idle enforcer (src/enforce/idle.c) cpu.idle.
+ * The RT bandwidth is stored and validated.
+ *
+ * On the default hierarchy (v2) the same task_group is shown through
+ * cpu.weight, cpu.weight.nice, cpu.max, cpu.max.burst, cpu.idle and
+ * cpu.stat (kernel/sched/core.c cpu_files): cpu.weight and cpu.shares set
+ * the same shares, cpu.max the same period and quota, so the allocator and
+ * the enforcement treat both faces alike. */
 #include <errno.h>
 #include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "alloc/alloc_nice.h"	/* the kernel's sched_prio_to_weight, no more */
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
 
@@ -16,6 +26,7 @@
 #define MIN_SHARES 2ULL
 #define MAX_SHARES (1ULL << 18)
 #define SCHED_FIXEDPOINT_SHIFT 10
+#define WEIGHT_IDLEPRIO 3ULL
 #define RUNTIME_INF CPU_RUNTIME_INF
 #define BW_SHIFT 20
 #define BW_UNIT (1ULL << BW_SHIFT)
@@ -39,8 +50,12 @@ struct task_group {
 	int64_t idle;			/* 0 or 1 */
 	uint64_t rt_period;		/* ns */
 	uint64_t rt_runtime;		/* ns, RUNTIME_INF for none */
-	uint64_t usage;			/* ns charged to the subtree */
-	/* The enforcer's, added under the read side. */
+	/* CPU time charged to the subtree (ns; never for the root, which
+	 * shows the system's): run time, the user and system ticks, and
+	 * cputime_adjust()'s split of the run time as cpu.stat shows it. */
+	uint64_t usage, user, system;
+	uint64_t prev_utime, prev_stime;
+	/* The quota enforcer's figures, added under the read side. */
 	_Atomic uint64_t bw[sizeof(struct cfs_bandwidth_stat) / sizeof(uint64_t)];
 };
 
@@ -76,20 +91,24 @@ static uint64_t cpu_shares_read_u64(struct css *css, const struct cftype *cft)
 	return w ? MAX(2ULL, w >> SCHED_FIXEDPOINT_SHIFT) : 0;
 }
 
+/* sched_group_set_shares(), shares scale_load()ed: what cpu.shares,
+ * cpu.weight and cpu.weight.nice write. An idle group keeps its minimal
+ * weight (EINVAL), measured on the kernel's v1 too. */
+static int sched_group_set_shares(struct task_group *tg, uint64_t shares)
+{
+	if (!tg->css.parent || tg->idle)
+		return -EINVAL;
+	tg->shares = CLAMP(shares, MIN_SHARES << SCHED_FIXEDPOINT_SHIFT,
+			   MAX_SHARES << SCHED_FIXEDPOINT_SHIFT);
+	return 0;
+}
+
 static int cpu_shares_write_u64(struct css *css, const struct cftype *cft, uint64_t shareval)
 {
-	uint64_t shares;
-
 	(void)cft;
-	if (!css->parent)
-		return -EINVAL;
 	if (shareval > (~0ULL >> SCHED_FIXEDPOINT_SHIFT))
 		shareval = MAX_SHARES;
-	shares = shareval << SCHED_FIXEDPOINT_SHIFT;
-	shares = CLAMP(shares, MIN_SHARES << SCHED_FIXEDPOINT_SHIFT,
-		       MAX_SHARES << SCHED_FIXEDPOINT_SHIFT);
-	css_tg(css)->shares = shares;
-	return 0;
+	return sched_group_set_shares(css_tg(css), shareval << SCHED_FIXEDPOINT_SHIFT);
 }
 
 /* The allocator weighs a group by its shares, as CFS weighs its entity. */
@@ -174,7 +193,9 @@ static int tg_set_cfs_bandwidth(struct task_group *tg, uint64_t period, uint64_t
 		return -EINVAL;
 	while (top->parent)
 		top = top->parent;
-	ret = cfs_schedulable_down(top, RUNTIME_INF, &d);
+	/* On the default hierarchy a child may ask for more than its parent
+	 * (it gets no more): tg_cfs_schedulable_down() refuses nothing. */
+	ret = css_on_dfl(top) ? 0 : cfs_schedulable_down(top, RUNTIME_INF, &d);
 	if (ret == 0) {
 		tg->period = period;
 		tg->quota = quota;
@@ -256,13 +277,20 @@ static int64_t cpu_idle_read_s64(struct css *css, const struct cftype *cft)
 	return css_tg(css)->idle;
 }
 
-/* sched_group_set_idle(): the allocator makes it real (SCHED_IDLE). */
+/* sched_group_set_idle(): an idle group weighs WEIGHT_IDLEPRIO (3), and
+ * leaving idle gives the default weight back (not the one before); the
+ * idle enforcer (src/enforce/idle.c) makes its threads SCHED_IDLE. */
 static int cpu_idle_write_s64(struct css *css, const struct cftype *cft, int64_t idle)
 {
+	struct task_group *tg = css_tg(css);
+
 	(void)cft;
 	if (!css->parent || idle < 0 || idle > 1)
 		return -EINVAL;
-	css_tg(css)->idle = idle;
+	if (tg->idle == idle)
+		return 0;
+	tg->idle = idle;
+	tg->shares = (idle ? WEIGHT_IDLEPRIO : 1024ULL) << SCHED_FIXEDPOINT_SHIFT;
 	return 0;
 }
 
@@ -365,13 +393,6 @@ static int cpu_rt_runtime_write_s64(struct css *css, const struct cftype *cft, i
 	return tg_set_rt_bandwidth(tg, tg->rt_period, runtime);
 }
 
-/* The group and every ancestor but the root, as cpuacct_charge(). */
-static void cpu_charge(struct css *css, const struct task_cputime *d)
-{
-	for (; css->parent; css = css->parent)
-		css_tg(css)->usage += d->run_ns;
-}
-
 uint64_t cpu_cfs_quota(struct css *css)
 {
 	return css_tg(css)->quota;
@@ -462,11 +483,278 @@ static const struct cftype cpu_legacy_files[] = {
 	{ 0 }
 };
 
+/* ---- the default hierarchy (v2): kernel/sched/core.c cpu_files ---------- */
+
+#define CGROUP_WEIGHT_MIN 1ULL
+#define CGROUP_WEIGHT_DFL 100ULL
+#define CGROUP_WEIGHT_MAX 10000ULL
+
+static uint64_t to_us(uint64_t ns)
+{
+	return ns / NSEC_PER_USEC;
+}
+
+static uint64_t div_round_closest(uint64_t n, uint64_t d)
+{
+	return (n + d / 2) / d;
+}
+
+/* sched_weight_from_cgroup(): weight 100 is shares 1024. */
+static uint64_t sched_weight_from_cgroup(uint64_t cgrp_weight)
+{
+	return div_round_closest(cgrp_weight * 1024, CGROUP_WEIGHT_DFL);
+}
+
+/* sched_weight_to_cgroup(): clamped, so that shares 2 or 3 read 1. */
+static uint64_t sched_weight_to_cgroup(uint64_t weight)
+{
+	return CLAMP(div_round_closest(weight * CGROUP_WEIGHT_DFL, 1024), CGROUP_WEIGHT_MIN,
+		     CGROUP_WEIGHT_MAX);
+}
+
+static uint64_t cpu_weight_read_u64(struct css *css, const struct cftype *cft)
+{
+	return sched_weight_to_cgroup(cpu_shares_read_u64(css, cft));
+}
+
+/* cpu_weight_write_u64(). Writing the weight a group shows keeps its
+ * exact shares (which the kernel rounds anew: shares 335 from nice 5 read
+ * weight 33, which is 338): no file tells them apart, and the state's
+ * replay, which writes no value a file already shows, then gives what the
+ * live group had, from its log as from its snapshot. */
+static int cpu_weight_write_u64(struct css *css, const struct cftype *cft, uint64_t w)
+{
+	struct task_group *tg = css_tg(css);
+
+	if (w < CGROUP_WEIGHT_MIN || w > CGROUP_WEIGHT_MAX)
+		return -ERANGE;
+	if (!tg->idle && cpu_weight_read_u64(css, cft) == w)
+		return 0;
+	return sched_group_set_shares(tg, sched_weight_from_cgroup(w) << SCHED_FIXEDPOINT_SHIFT);
+}
+
+/* cpu_weight_nice_read_s64(): the nice whose weight is nearest. */
+static int64_t cpu_weight_nice_read_s64(struct css *css, const struct cftype *cft)
+{
+	int64_t weight = (int64_t)cpu_shares_read_u64(css, cft), last_delta = INT64_MAX;
+	int prio;
+
+	for (prio = 0; prio < NICE_WIDTH; prio++) {
+		int64_t delta = ABS(sched_prio_to_weight[prio] - weight);
+
+		if (delta >= last_delta)
+			break;
+		last_delta = delta;
+	}
+	return prio - 1 + NICE_MIN;
+}
+
+static int cpu_weight_nice_write_s64(struct css *css, const struct cftype *cft, int64_t nice)
+{
+	(void)cft;
+	if (nice < NICE_MIN || nice > NICE_MAX)
+		return -ERANGE;
+	return sched_group_set_shares(css_tg(css), (uint64_t)nice_to_weight((int)nice)
+						   << SCHED_FIXEDPOINT_SHIFT);
+}
+
+static int cpu_max_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct task_group *tg = css_tg(css);
+
+	(void)cft;
+	if (tg->quota == RUNTIME_INF)
+		g_string_append(out, "max");
+	else
+		g_string_append_printf(out, "%" G_GUINT64_FORMAT, to_us(tg->quota));
+	g_string_append_printf(out, " %" G_GUINT64_FORMAT "\n", to_us(tg->period));
+	return 0;
+}
+
+/* The kernel's sscanf "%llu": blanks, then decimal digits (no sign),
+ * stopping at the first other character; false if there is no digit. */
+static bool scan_u64(const char *s, uint64_t *v)
+{
+	uint64_t n = 0;
+
+	while (g_ascii_isspace(*s))
+		s++;
+	if (!g_ascii_isdigit(*s))
+		return false;
+	for (; g_ascii_isdigit(*s); s++)
+		n = n > (UINT64_MAX - 9) / 10 ? UINT64_MAX : n * 10 + (uint64_t)(*s - '0');
+	*v = n;
+	return true;
+}
+
+/* cpu_period_quota_parse(): sscanf(buf, "%20s %llu", tok, period): a
+ * token of at most 20 characters, the quota ("max" or µs), then the
+ * period in µs, kept as it was when absent. */
+static int cpu_period_quota_parse(const char *buf, uint64_t *period_us, uint64_t *quota_us)
+{
+	char tok[21];
+	size_t n = 0;
+
+	while (g_ascii_isspace(*buf))
+		buf++;
+	while (*buf && !g_ascii_isspace(*buf) && n < sizeof(tok) - 1)
+		tok[n++] = *buf++;
+	tok[n] = '\0';
+	if (n == 0)
+		return -EINVAL;
+	scan_u64(buf, period_us);
+	if (!scan_u64(tok, quota_us)) {
+		if (strcmp(tok, "max") != 0)
+			return -EINVAL;
+		*quota_us = RUNTIME_INF;
+	}
+	return 0;
+}
+
+/* cpu_max_write(): the same period and quota as cpu.cfs_period_us and
+ * cpu.cfs_quota_us, checked as tg_set_bandwidth() checks them. */
+static int cpu_max_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	struct task_group *tg = css_tg(ctx->css);
+	uint64_t period = tg->period / NSEC_PER_USEC, quota;
+	int ret;
+
+	(void)nbytes;
+	ret = cpu_period_quota_parse(buf, &period, &quota);
+	if (ret < 0)
+		return ret;
+	if (period > ~0ULL / NSEC_PER_USEC ||
+	    (quota != RUNTIME_INF && quota > ~0ULL / NSEC_PER_USEC))
+		return -EINVAL;
+	return tg_set_cfs_bandwidth(tg, period * NSEC_PER_USEC,
+				    quota == RUNTIME_INF ? RUNTIME_INF : quota * NSEC_PER_USEC,
+				    tg->burst);
+}
+
+/* The group and every ancestor but the root, which shows the system's
+ * (cpuacct_charge()); the split of run time into user and system is
+ * cputime_adjust()'s, made here, under the write side, so that a read
+ * only reads. */
+static void cputime_adjust(struct task_group *tg)
+{
+	uint64_t rtime = tg->usage, stime = tg->system, utime = tg->user;
+
+	if (tg->prev_stime + tg->prev_utime >= rtime)
+		return;
+	if (stime == 0)
+		utime = rtime;
+	else if (utime == 0)
+		stime = rtime;
+	else
+		stime = MIN((uint64_t)((unsigned __int128)stime * rtime / (stime + utime)), rtime);
+	stime = MAX(stime, tg->prev_stime);
+	utime = rtime - stime;
+	if (utime < tg->prev_utime) {
+		utime = tg->prev_utime;
+		stime = rtime - utime;
+	}
+	tg->prev_stime = stime;
+	tg->prev_utime = utime;
+}
+
+static void cpu_charge(struct css *css, const struct task_cputime *d)
+{
+	uint64_t tick_ns = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
+	bool dfl = css_on_dfl(css);	/* v1 shows no user and system time */
+
+	for (; css->parent; css = css->parent) {
+		struct task_group *tg = css_tg(css);
+
+		tg->usage += d->run_ns;
+		if (!dfl)
+			continue;
+		tg->user += d->utime * tick_ns;
+		tg->system += d->stime * tick_ns;
+		cputime_adjust(tg);
+	}
+}
+
+/* cpu.stat: cgroup_base_stat_cputime_show() (the root: the system's, as
+ * root_cgroup_cputime() sums /proc/stat) and cpu_extra_stat_show(). */
+static int cpu_dfl_stat_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct task_group *tg = css_tg(css);
+	struct cfs_bandwidth_stat st;
+	uint64_t user = 0, system = 0;
+
+	(void)cft;
+	if (!css->parent) {
+		struct kfacade *kf = css_kfacade(css);
+		struct system_cputime *sys = g_new0(struct system_cputime, 1);
+
+		if (kf->ops->system_cputime(kf, sys) == 0)
+			for (unsigned c = 0; c < sys->nr_cpus; c++) {
+				user += sys->user_ns[c];
+				system += sys->system_ns[c];
+			}
+		g_free(sys);
+	} else {
+		user = tg->prev_utime;
+		system = tg->prev_stime;
+	}
+	cpu_bandwidth_stat(css, &st);
+	g_string_append_printf(out, "usage_usec %" G_GUINT64_FORMAT "\n"
+			       "user_usec %" G_GUINT64_FORMAT "\n"
+			       "system_usec %" G_GUINT64_FORMAT "\n"
+			       "nr_periods %" G_GUINT64_FORMAT "\n"
+			       "nr_throttled %" G_GUINT64_FORMAT "\n"
+			       "throttled_usec %" G_GUINT64_FORMAT "\n"
+			       "nr_bursts %" G_GUINT64_FORMAT "\n"
+			       "burst_usec %" G_GUINT64_FORMAT "\n",
+			       to_us(css->parent ? tg->usage : user + system),
+			       to_us(user), to_us(system),
+			       st.nr_periods, st.nr_throttled, to_us(st.throttled_time),
+			       st.nr_bursts, to_us(st.burst_time));
+	return 0;
+}
+
+/* cpu.stat.local: cpu_local_stat_show(). */
+static int cpu_dfl_stat_local_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct cfs_bandwidth_stat st;
+
+	(void)cft;
+	cpu_bandwidth_stat(css, &st);
+	g_string_append_printf(out, "throttled_usec %" G_GUINT64_FORMAT "\n",
+			       to_us(st.throttled_time_local));
+	return 0;
+}
+
+/* The kernel's cpu_files, and the core's cpu.stat and cpu.stat.local
+ * (its cgroup_base_files, with the cpu controller's figures), which
+ * cgfused counts in the cpu controller. weight.nice comes before weight:
+ * the state replays a group's settings in table order, and the finer one
+ * must be the last word (see cpu_weight_write_u64()); idle after both,
+ * which it makes unwritable. */
+static const struct cftype cpu_dfl_files[] = {
+	{ .name = "weight.nice", .flags = CFTYPE_NOT_ON_ROOT,
+	  .read_s64 = cpu_weight_nice_read_s64, .write_s64 = cpu_weight_nice_write_s64 },
+	{ .name = "weight", .flags = CFTYPE_NOT_ON_ROOT,
+	  .read_u64 = cpu_weight_read_u64, .write_u64 = cpu_weight_write_u64 },
+	{ .name = "idle", .flags = CFTYPE_NOT_ON_ROOT,
+	  .read_s64 = cpu_idle_read_s64, .write_s64 = cpu_idle_write_s64 },
+	{ .name = "max", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = cpu_max_show,
+	  .write = cpu_max_write },
+	{ .name = "max.burst", .flags = CFTYPE_NOT_ON_ROOT,
+	  .read_u64 = cpu_cfs_burst_read_u64, .write_u64 = cpu_cfs_burst_write_u64 },
+	/* The root's figures are the system's, read without the core lock. */
+	{ .name = "stat", .flags = CFTYPE_SAMPLES | CFTYPE_TOP_UNLOCKED,
+	  .seq_show = cpu_dfl_stat_show },
+	{ .name = "stat.local", .flags = CFTYPE_TOP_UNLOCKED, .seq_show = cpu_dfl_stat_local_show },
+	{ 0 }
+};
+
 const struct cgroup_subsys cpu_cgrp_subsys = {
 	.name = "cpu",
 	.css_alloc = cpu_css_alloc,
 	.css_free = cpu_css_free,
 	.legacy_files = cpu_legacy_files,
+	.dfl_files = cpu_dfl_files,
 	.weight = cpu_weight,
 	.charge = cpu_charge,
 };

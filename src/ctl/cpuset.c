@@ -6,7 +6,13 @@
  * new group starts with its parent's sets. The flag files (cpu_exclusive,
  * mem_exclusive, sched_load_balance, memory_spread_page ...) keep the
  * kernel's values, defaults, inheritance and rules, exclusive siblings
- * included, but are stored only: cgfused(8), DIFFERENCES FROM THE KERNEL. */
+ * included, but are stored only: cgfused(8), DIFFERENCES FROM THE KERNEL.
+ *
+ * On the default hierarchy (v2) the rules are cpuset.c's dfl ones: a group
+ * asks for any CPUs and nodes, gets them within its parent's effective
+ * sets (its parent's when that leaves none), and may be a partition root
+ * (cpuset.cpus.partition) that takes its CPUs from its parent's effective
+ * ones; what is applied as affinity is the effective set either way. */
 #include <errno.h>
 
 #include <string.h>
@@ -29,6 +35,7 @@ enum cpuset_filetype {
 	FILE_SPREAD_PAGE,
 	FILE_SPREAD_SLAB,
 	FILE_MEMORY_PRESSURE_ENABLED,
+	FILE_ISOLATED_CPULIST,		/* v2 */
 };
 
 /* A cpuset's flags, one bit per flag file: the kernel's cpuset_flagbits_t
@@ -47,6 +54,12 @@ enum cpuset_filetype {
  * list, CPUs below nr_cpu_ids, which the facade tells. */
 #define CPUSET_NODE_BITS CPUMASK_BITS
 
+/* Partition root states (the kernel's partition_root_state); the
+ * negative of one is that state, invalid. */
+#define PRS_MEMBER 0
+#define PRS_ROOT 1
+#define PRS_ISOLATED 2
+
 static unsigned nr_cpu_ids(struct css *css)
 {
 	struct kfacade *kf = css_kfacade(css);
@@ -64,6 +77,12 @@ struct cpuset {
 	bool child_was_exclusive;
 	int64_t relax_domain_level;
 	bool memory_pressure_enabled;	/* the top cpuset's: the hierarchy's */
+	/* The default hierarchy's cpuset.cpus.partition: PRS_*, negative
+	 * when the state asked for cannot be had (then prs_err says why),
+	 * and a valid partition's CPUs (the top's: all). */
+	int prs;
+	int prs_err;
+	struct cpumask xcpus;
 };
 
 static struct cpuset *css_cs(struct css *css)
@@ -106,11 +125,20 @@ static void cpuset_css_online(struct css *css)
 
 		cpumask_parselist(kf->ops->online_cpus(kf), &cs->cpus_allowed, nr_cpu_ids(css));
 		cpumask_parselist(kf->ops->online_mems(kf), &cs->mems_allowed, CPUSET_NODE_BITS);
-		cs->effective_cpus = cs->cpus_allowed;
+		cs->effective_cpus = cs->xcpus = cs->cpus_allowed;
 		cs->effective_mems = cs->mems_allowed;
+		cs->prs = PRS_ROOT;
 		return;
 	}
 	struct cpuset *parent = css_cs(css->parent);
+
+	/* v2: nothing asked for, the parent's sets in effect (the kernel's
+	 * use_parent_ecpus); no clone_children. */
+	if (css_on_dfl(css)) {
+		cs->effective_cpus = parent->effective_cpus;
+		cs->effective_mems = parent->effective_mems;
+		return;
+	}
 
 	cs->flags |= parent->flags & (CS_FLAG(FILE_SPREAD_PAGE) | CS_FLAG(FILE_SPREAD_SLAB));
 	/* The kernel clones nothing when a sibling is exclusive (the new
@@ -124,11 +152,6 @@ static void cpuset_css_online(struct css *css)
 static bool cpuset_children_alike(struct css *css)
 {
 	return !(css->cgroup->flags & CGRP_CPUSET_CLONE_CHILDREN) || !has_exclusive_child(css);
-}
-
-static void cpuset_css_free(struct css *css)
-{
-	g_free(css_cs(css));
 }
 
 static struct cpuset *top_cpuset(struct css *css)
@@ -201,6 +224,250 @@ static int validate_change(struct cpuset *cur, const struct cpuset *trial)
 	return 0;
 }
 
+/* ---- the default hierarchy (v2): partitions and effective sets ---------- */
+
+/* Why a partition is invalid: the kernel's prs_errcode and perr_strings
+ * (those cgfused can meet). */
+enum prs_errcode {
+	PERR_NONE,
+	PERR_INVCPUS,
+	PERR_INVPARENT,
+	PERR_NOTPART,
+	PERR_NOTEXCL,
+	PERR_NOCPUS,
+	PERR_CPUSEMPTY,
+};
+
+static const char *const perr_strings[] = {
+	[PERR_INVCPUS] = "Invalid cpu list in cpuset.cpus.exclusive",
+	[PERR_INVPARENT] = "Parent is an invalid partition root",
+	[PERR_NOTPART] = "Parent is not a partition root",
+	[PERR_NOTEXCL] = "Cpu list in cpuset.cpus not exclusive",
+	[PERR_NOCPUS] = "Parent unable to distribute cpu downstream",
+	[PERR_CPUSEMPTY] = "cpuset.cpus and cpuset.cpus.exclusive are empty",
+};
+
+static bool is_partition_valid(const struct cpuset *cs)
+{
+	return cs->prs > 0;
+}
+
+/* partition_is_populated(): whether p has tasks that giving all its CPUs
+ * to child partitions would leave with none: its own, or those of a child
+ * that is no partition, but excluded (which is to be one). The top always
+ * has (the kernel's threads). */
+static bool partition_is_populated(struct cpuset *p, const struct cpuset *excluded)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	if (!p->css.parent || p->css.cgroup->nr_populated_csets)
+		return true;
+	cgroup_for_each_child(child, &iter, p->css.cgroup) {
+		const struct cpuset *c = css_cs(css_in(&p->css, child));
+
+		if (c != excluded && !is_partition_valid(c) && cgroup_is_populated(child))
+			return true;
+	}
+	return false;
+}
+
+/* Whether child c of p may be a partition root, taken being the CPUs its
+ * siblings' partitions took already: update_prs() and
+ * update_parent_effective_cpumask()'s checks, in their order. A partition
+ * root is exclusive: no sibling's cpuset.cpus may meet its own. */
+static enum prs_errcode partition_check(struct cpuset *p, struct cpuset *c,
+					const struct cpumask *taken, struct cpumask *xcpus)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+	struct cpumask avail;
+
+	cgroup_for_each_child(child, &iter, p->css.cgroup) {
+		struct cpuset *s = css_cs(css_in(&p->css, child));
+
+		if (s != c && intersects(&s->cpus_allowed, &c->cpus_allowed))
+			return PERR_NOTEXCL;
+	}
+	if (cpumask_empty(&c->cpus_allowed))
+		return PERR_CPUSEMPTY;
+	if (!is_partition_valid(p))
+		return p->prs ? PERR_INVPARENT : PERR_NOTPART;
+	cpumask_and(xcpus, &c->cpus_allowed, &p->xcpus);
+	if (cpumask_empty(xcpus))
+		return PERR_INVCPUS;
+	cpumask_andnot(&avail, &p->xcpus, taken);
+	if (cpumask_subset(&avail, xcpus) && partition_is_populated(p, c))
+		return PERR_NOCPUS;
+	return PERR_NONE;
+}
+
+/* By name, so that which of two partitions that would together leave
+ * their parent no CPU is refused does not depend on a hash. */
+static gint by_name(gconstpointer a, gconstpointer b)
+{
+	const struct cpuset *x = *(struct cpuset *const *)a, *y = *(struct cpuset *const *)b;
+
+	return strcmp(x->css.cgroup->name, y->css.cgroup->name);
+}
+
+/* Decides which of p's children that ask to be partition roots are, and
+ * the CPUs they take from p. */
+static void update_child_partitions(struct cpuset *p, struct cpumask *taken)
+{
+	GPtrArray *asking = g_ptr_array_new();
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	memset(taken, 0, sizeof(*taken));
+	cgroup_for_each_child(child, &iter, p->css.cgroup) {
+		struct cpuset *c = css_cs(css_in(&p->css, child));
+
+		if (c->prs != PRS_MEMBER)
+			g_ptr_array_add(asking, c);
+	}
+	g_ptr_array_sort(asking, by_name);
+	for (guint i = 0; i < asking->len; i++) {
+		struct cpuset *c = g_ptr_array_index(asking, i);
+		struct cpumask xcpus;
+
+		c->prs_err = partition_check(p, c, taken, &xcpus);
+		c->prs = c->prs_err ? -ABS(c->prs) : ABS(c->prs);
+		if (!c->prs_err) {
+			c->xcpus = xcpus;
+			cpumask_or(taken, taken, &xcpus);
+		}
+	}
+	g_ptr_array_unref(asking);
+}
+
+/* update_cpumasks_hier() and update_nodemasks_hier() on the default
+ * hierarchy, for cs's subtree: that of the parent of the group whose sets
+ * or partition changed (its siblings' partitions, and with them its
+ * parent's effective CPUs, may change too; nothing above). A valid
+ * partition has its own CPUs less those its child partitions took; any
+ * other group what it asks for within its parent's effective sets, or,
+ * when that leaves none (or it asks for none), its parent's. */
+static void update_dfl(struct cpuset *cs)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+	struct cpumask taken;
+
+	update_child_partitions(cs, &taken);
+	if (is_partition_valid(cs))
+		cpumask_andnot(&cs->effective_cpus, &cs->xcpus, &taken);
+	cgroup_for_each_child(child, &iter, cs->css.cgroup) {
+		struct cpuset *c = css_cs(css_in(&cs->css, child));
+
+		if (!is_partition_valid(c)) {
+			cpumask_and(&c->effective_cpus, &c->cpus_allowed, &cs->effective_cpus);
+			if (cpumask_empty(&c->effective_cpus))
+				c->effective_cpus = cs->effective_cpus;
+		}
+		cpumask_and(&c->effective_mems, &c->mems_allowed, &cs->effective_mems);
+		if (cpumask_empty(&c->effective_mems))
+			c->effective_mems = cs->effective_mems;
+		update_dfl(c);
+	}
+}
+
+/* cpuset_write_resmask() on the default hierarchy: any CPUs or nodes
+ * this machine has, whatever the parent's (only the effective sets are
+ * bounded by it); a partition it makes no longer exclusive is invalid,
+ * not the write refused. */
+static int cpuset_dfl_write_resmask(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	struct cpuset *cs = css_cs(ctx->css), *top = top_cpuset(ctx->css);
+	bool cpus = ctx->cft->private == FILE_CPULIST;
+	struct cpumask mask = { 0 }, *set = cpus ? &cs->cpus_allowed : &cs->mems_allowed;
+	int ret;
+
+	(void)nbytes;
+	buf = kstrstrip(buf);
+	if (*buf) {
+		ret = cpumask_parselist(buf, &mask,
+					cpus ? nr_cpu_ids(ctx->css) : CPUSET_NODE_BITS);
+		if (ret < 0)
+			return ret;
+		if (!cpumask_subset(&mask, cpus ? &top->cpus_allowed : &top->mems_allowed))
+			return -EINVAL;
+	}
+	if (cpumask_equal(set, &mask))
+		return 0;
+	*set = mask;
+	update_dfl(css_cs(ctx->css->parent));
+	return 0;
+}
+
+/* cpuset_partition_write(): the state asked for, made valid or not. */
+static int cpuset_partition_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	struct cpuset *cs = css_cs(ctx->css);
+	int prs;
+
+	(void)nbytes;
+	buf = kstrstrip(buf);
+	if (strcmp(buf, "root") == 0)
+		prs = PRS_ROOT;
+	else if (strcmp(buf, "member") == 0)
+		prs = PRS_MEMBER;
+	else if (strcmp(buf, "isolated") == 0)
+		prs = PRS_ISOLATED;
+	else
+		return -EINVAL;
+	if (cs->prs == prs)
+		return 0;
+	cs->prs = prs;
+	cs->prs_err = PERR_NONE;
+	update_dfl(css_cs(ctx->css->parent));
+	return 0;
+}
+
+static int cpuset_partition_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	static const char *const names[] = { "member", "root", "isolated" };
+	struct cpuset *cs = css_cs(css);
+
+	(void)cft;
+	if (cs->prs >= 0)
+		g_string_append_printf(out, "%s\n", names[cs->prs]);
+	else
+		g_string_append_printf(out, "%s invalid (%s)\n", names[-cs->prs],
+				       perr_strings[cs->prs_err]);
+	return 0;
+}
+
+/* cpuset.cpus.isolated (the root's): the CPUs of valid isolated
+ * partitions. */
+static int add_isolated(struct css *css, void *data)
+{
+	struct cpuset *cs = css_cs(css);
+
+	if (css->parent && cs->prs == PRS_ISOLATED)
+		cpumask_or(data, data, &cs->xcpus);
+	return 0;
+}
+
+static int cpuset_isolated_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct cpumask isolated = { 0 };
+
+	(void)cft;
+	css_for_each_descendant_pre(css, add_isolated, &isolated);
+	cpumask_print_list(&isolated, out);
+	g_string_append_c(out, '\n');
+	return 0;
+}
+
+/* A partition removed gives its CPUs back to its parent. */
+static void cpuset_css_free(struct css *css)
+{
+	if (css->parent && css_on_dfl(css) && is_partition_valid(css_cs(css)))
+		update_dfl(css_cs(css->parent));
+	g_free(css_cs(css));
+}
+
 /* update_cpumasks_hier()/update_nodemasks_hier() on v1: a group's effective
  * sets are its own within its parent's effective ones. */
 static int update_effective(struct css *css, void *data)
@@ -268,10 +535,14 @@ static int cpuset_common_seq_show(struct css *css, const struct cftype *cft, GSt
 	return 0;
 }
 
+/* cpuset_can_attach(): v1 refuses an empty cpuset; v2 a group only
+ * whose effective CPUs are none (which its rules never leave). */
 static int cpuset_can_attach(struct css *css)
 {
 	struct cpuset *cs = css_cs(css);
 
+	if (css_on_dfl(css))
+		return cpumask_empty(&cs->effective_cpus) ? -ENOSPC : 0;
 	if (cpumask_empty(&cs->cpus_allowed) || cpumask_empty(&cs->mems_allowed))
 		return -ENOSPC;
 	return 0;
@@ -385,6 +656,26 @@ static const struct cftype cpuset_legacy_files[] = {
 	{ 0 }
 };
 
+/* The kernel's dfl_files but cpuset.cpus.exclusive(.effective) (not
+ * offered: cgfused(8)) and the debug-only cpus.subpartitions. */
+static const struct cftype cpuset_dfl_files[] = {
+	{ .name = "cpus", .flags = CFTYPE_NOT_ON_ROOT, .private = FILE_CPULIST,
+	  .max_write_len = cpus_max_write_len,
+	  .seq_show = cpuset_common_seq_show, .write = cpuset_dfl_write_resmask },
+	{ .name = "mems", .flags = CFTYPE_NOT_ON_ROOT, .private = FILE_MEMLIST,
+	  .max_write_len = mems_max_write_len,
+	  .seq_show = cpuset_common_seq_show, .write = cpuset_dfl_write_resmask },
+	{ .name = "cpus.effective", .private = FILE_EFFECTIVE_CPULIST,
+	  .seq_show = cpuset_common_seq_show },
+	{ .name = "mems.effective", .private = FILE_EFFECTIVE_MEMLIST,
+	  .seq_show = cpuset_common_seq_show },
+	{ .name = "cpus.partition", .flags = CFTYPE_NOT_ON_ROOT,
+	  .seq_show = cpuset_partition_show, .write = cpuset_partition_write },
+	{ .name = "cpus.isolated", .flags = CFTYPE_ONLY_ON_ROOT, .private = FILE_ISOLATED_CPULIST,
+	  .seq_show = cpuset_isolated_show },
+	{ 0 }
+};
+
 const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.name = "cpuset",
 	.css_alloc = cpuset_css_alloc,
@@ -392,6 +683,7 @@ const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.css_free = cpuset_css_free,
 	.can_attach = cpuset_can_attach,
 	.legacy_files = cpuset_legacy_files,
+	.dfl_files = cpuset_dfl_files,
 	.cpus = cpuset_cpus,
 	.children_alike = cpuset_children_alike,
 };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pids: the number of tasks of a subtree and its limit
- * (kernel/cgroup/pids.c, v1 files). A group counts every thread of its
- * subtree, kept up to date as tasks join, fork and exit (the core's migrate
+ * (kernel/cgroup/pids.c: v1's files, and v2's with pids.events.local). A
+ * group counts every thread of its subtree, kept up to date as tasks join, fork and exit (the core's migrate
  * calls). The kernel fails a fork that takes a group or an ancestor past
  * its pids.max with EAGAIN; user space cannot, so the core kills such a
  * child as soon as the kernel reports it (can_fork; cgfused(8) tells what
@@ -27,6 +27,10 @@ struct pids {
 	/* Forks in this group that a limit refused: what v1's pids.events
 	 * shows (the kernel's events_local[PIDCG_FORKFAIL]). */
 	int64_t forkfail;
+	/* v2's: forks refused by this group's limit (events_local[PIDCG_MAX],
+	 * pids.events.local), and by its own or a descendant's
+	 * (events[PIDCG_MAX], pids.events). */
+	int64_t max_local, max_events;
 };
 
 static struct pids *css_pids(struct css *css)
@@ -68,6 +72,17 @@ static void pids_migrate(const struct task *t, struct css *from, struct css *to)
 	pids_charge(to, 1, t->dying);
 }
 
+/* pids_event(): a fork in forking's group refused by over_limit's limit,
+ * counted for both faces (the default hierarchy's pids_localevents mount
+ * option, which shows v1's figure, is not offered). */
+static void pids_event(struct css *forking, struct css *over_limit)
+{
+	css_pids(forking)->forkfail++;
+	css_pids(over_limit)->max_local++;
+	for (struct css *c = over_limit; c->parent; c = c->parent)
+		css_pids(c)->max_events++;
+}
+
 /* pids_try_charge(): one more task must keep the group and every ancestor
  * within its limit; the children being killed are not counted, as their
  * forks failed on the kernel. */
@@ -77,7 +92,7 @@ static int pids_can_fork(struct css *css)
 		struct pids *p = css_pids(c);
 
 		if (p->counter - p->dying + 1 > p->limit) {
-			css_pids(css)->forkfail++;
+			pids_event(css, c);
 			return -EAGAIN;
 		}
 	}
@@ -135,8 +150,19 @@ static int pids_events_show(struct css *css, const struct cftype *cft, GString *
 	return 0;
 }
 
+/* The default hierarchy's pids.events and pids.events.local:
+ * __pids_events_show() there. */
+static int pids_events_dfl_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct pids *p = css_pids(css);
+
+	g_string_append_printf(out, "max %" G_GINT64_FORMAT "\n",
+			       cft->private ? p->max_local : p->max_events);
+	return 0;
+}
+
 /* pids_files_legacy: none on the root. */
-static const struct cftype pids_files[] = {
+static const struct cftype pids_files_legacy[] = {
 	{ .name = "max", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = pids_max_show, .write = pids_max_write },
 	{ .name = "current", .flags = CFTYPE_NOT_ON_ROOT, .read_s64 = pids_current_read },
 	{ .name = "peak", .flags = CFTYPE_NOT_ON_ROOT, .read_s64 = pids_peak_read },
@@ -144,11 +170,24 @@ static const struct cftype pids_files[] = {
 	{ 0 }
 };
 
+/* pids_files: the same storage and enforcement; events hierarchical, and
+ * events.local. */
+static const struct cftype pids_files[] = {
+	{ .name = "max", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = pids_max_show, .write = pids_max_write },
+	{ .name = "current", .flags = CFTYPE_NOT_ON_ROOT, .read_s64 = pids_current_read },
+	{ .name = "peak", .flags = CFTYPE_NOT_ON_ROOT, .read_s64 = pids_peak_read },
+	{ .name = "events", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = pids_events_dfl_show },
+	{ .name = "events.local", .flags = CFTYPE_NOT_ON_ROOT, .private = 1,
+	  .seq_show = pids_events_dfl_show },
+	{ 0 }
+};
+
 const struct cgroup_subsys pids_cgrp_subsys = {
 	.name = "pids",
 	.css_alloc = pids_css_alloc,
 	.css_free = pids_css_free,
-	.legacy_files = pids_files,
+	.legacy_files = pids_files_legacy,
+	.dfl_files = pids_files,
 	.migrate = pids_migrate,
 	.can_fork = pids_can_fork,
 };

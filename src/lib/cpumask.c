@@ -190,6 +190,18 @@ void cpumask_and(struct cpumask *dst, const struct cpumask *a, const struct cpum
 		dst->bits[i] = a->bits[i] & b->bits[i];
 }
 
+void cpumask_or(struct cpumask *dst, const struct cpumask *a, const struct cpumask *b)
+{
+	for (unsigned i = 0; i < G_N_ELEMENTS(dst->bits); i++)
+		dst->bits[i] = a->bits[i] | b->bits[i];
+}
+
+void cpumask_andnot(struct cpumask *dst, const struct cpumask *a, const struct cpumask *b)
+{
+	for (unsigned i = 0; i < G_N_ELEMENTS(dst->bits); i++)
+		dst->bits[i] = a->bits[i] & ~b->bits[i];
+}
+
 unsigned cpumask_last_plus_one(const struct cpumask *m)
 {
 	for (unsigned i = G_N_ELEMENTS(m->bits); i > 0; i--)

@@ -24,6 +24,9 @@ bool cpumask_empty(const struct cpumask *m);
 bool cpumask_equal(const struct cpumask *a, const struct cpumask *b);
 bool cpumask_subset(const struct cpumask *sub, const struct cpumask *super);
 void cpumask_and(struct cpumask *dst, const struct cpumask *a, const struct cpumask *b);
+void cpumask_or(struct cpumask *dst, const struct cpumask *a, const struct cpumask *b);
+/* dst = a & ~b */
+void cpumask_andnot(struct cpumask *dst, const struct cpumask *a, const struct cpumask *b);
 bool cpumask_test(const struct cpumask *m, unsigned bit);
 /* The highest set bit + 1 (0 for an empty mask). */
 unsigned cpumask_last_plus_one(const struct cpumask *m);

@@ -82,21 +82,6 @@ static void step(struct env *e, uint64_t id, const char *name, const char *file,
 	EXPECT_INT(ret, err ? err : (ssize_t)strlen(value), "%s/%s <- %s", name, file, value);
 }
 
-/* assert_content(), but not fatal. */
-static void expect_content(struct env *e, uint64_t id, const char *file, const char *want)
-{
-	char *got = rd(e, id, file);
-
-	if (strcmp(got, want) != 0) {
-		char *g = g_strescape(got, NULL), *w = g_strescape(want, NULL);
-
-		FAILF("%s reads \"%s\", want \"%s\"", file, g, w);
-		g_free(g);
-		g_free(w);
-	}
-	g_free(got);
-}
-
 /* ---- cpu ---------------------------------------------------------------- */
 
 static void test_cpu_defaults(void)
@@ -375,6 +360,30 @@ static void test_cpu_stat(void)
 	g_assert_cmpint(wr(&e, c, "cpuset.effective_cpus", "0"), ==, -EINVAL);
 	g_assert_cmpint(wr(&e, e.top[0], "cgroup.sane_behavior", "0"), ==, -EINVAL);
 	assert_content(&e, c, "cpu.stat", stat);
+	env_teardown(&e);
+}
+
+/* Measured on the kernel's v1: an idle group's shares read 3 and take no
+ * write (EINVAL); leaving idle gives 1024 back, not the shares before. */
+static void test_cpu_idle_shares(void)
+{
+	struct env e;
+	uint64_t c;
+
+	env_setup(&e);
+	c = mkdir_ok(&e, e.top[0], "c");
+	wr_ok(&e, c, "cpu.shares", "2048");
+	wr_ok(&e, c, "cpu.idle", "1");
+	assert_content(&e, c, "cpu.shares", "3\n");
+	g_assert_cmpint(wr(&e, c, "cpu.shares", "2048"), ==, -EINVAL);
+	g_assert_cmpint(wr(&e, c, "cpu.shares", "3"), ==, -EINVAL);
+	wr_ok(&e, c, "cpu.idle", "1");
+	assert_content(&e, c, "cpu.shares", "3\n");
+	wr_ok(&e, c, "cpu.idle", "0");
+	assert_content(&e, c, "cpu.shares", "1024\n");
+	wr_ok(&e, c, "cpu.shares", "2048");
+	wr_ok(&e, c, "cpu.idle", "0");
+	assert_content(&e, c, "cpu.shares", "2048\n");
 	env_teardown(&e);
 }
 
@@ -906,6 +915,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/cpu/cfs-hierarchy", test_cpu_cfs_hierarchy);
 	g_test_add_func("/cpu/cfs-hierarchy-large-quota", test_cpu_cfs_hierarchy_large_quota);
 	g_test_add_func("/cpu/stat", test_cpu_stat);
+	g_test_add_func("/cpu/idle-shares", test_cpu_idle_shares);
 	g_test_add_func("/core/flag-files", test_flag_files);
 	g_test_add_func("/core/flag-inheritance", test_flag_inheritance);
 	g_test_add_func("/core/release-agent", test_release_agent);

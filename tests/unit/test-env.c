@@ -121,6 +121,31 @@ void assert_content(struct env *e, uint64_t cgrp_id, const char *file, const cha
 	g_free(got);
 }
 
+void expect_content(struct env *e, uint64_t cgrp_id, const char *file, const char *want)
+{
+	char *got = rd(e, cgrp_id, file);
+
+	if (strcmp(got, want) != 0) {
+		char *g = g_strescape(got, NULL), *w = g_strescape(want, NULL);
+
+		FAILF("%s reads \"%s\", want \"%s\"", file, g, w);
+		g_free(g);
+		g_free(w);
+	}
+	g_free(got);
+}
+
+long long max_events(struct env *e, uint64_t cgrp_id, const char *file)
+{
+	char *s = rd(e, cgrp_id, file);
+	long long v;
+
+	g_assert_true(g_str_has_prefix(s, "max "));
+	v = g_ascii_strtoll(s + 4, NULL, 10);
+	g_free(s);
+	return v;
+}
+
 bool lists(struct env *e, uint64_t cgrp_id, const char *file, pid_t id)
 {
 	char *got = rd(e, cgrp_id, file);

@@ -71,6 +71,10 @@ void wr_ok(struct env *e, uint64_t cgrp_id, const char *file, const char *str);
 /* The whole content of a file (must be readable); g_free() it. */
 char *rd(struct env *e, uint64_t cgrp_id, const char *file);
 void assert_content(struct env *e, uint64_t cgrp_id, const char *file, const char *want);
+/* The same, but not fatal. */
+void expect_content(struct env *e, uint64_t cgrp_id, const char *file, const char *want);
+/* The count of a "max N" file (pids.events, pids.events.local). */
+long long max_events(struct env *e, uint64_t cgrp_id, const char *file);
 /* Whether the list in file contains id as a line. */
 bool lists(struct env *e, uint64_t cgrp_id, const char *file, pid_t id);
 

@@ -14,7 +14,7 @@
 #include "test-env.h"
 #include "v1/face.h"
 
-/* No base files, the controllers' dfl_files (none yet), no rename, no
+/* No base files, the controllers' dfl_files, no rename, no
  * inheritance. */
 static const struct cftype bare_files[] = { { 0 } };
 static const struct cg_face bare_face = { .base_files = bare_files, .dfl = true };
@@ -68,8 +68,10 @@ static void test_files(void)
 				       "cgroup.sane_behavior tasks notify_on_release "
 				       "release_agent cgfused.stat cpu.shares "));
 	g_assert_nonnull(strstr(v1->str, " cpuacct.usage "));
-	/* cpuset's legacy files are not shown through dfl_files. */
-	g_assert_cmpstr(bare->str, ==, "cgfused.stat ");
+	/* cpuset's dfl_files, none of its legacy ones. */
+	g_assert_cmpstr(bare->str, ==, "cgfused.stat cpuset.cpus cpuset.mems "
+			"cpuset.cpus.effective cpuset.mems.effective cpuset.cpus.partition "
+			"cpuset.cpus.isolated ");
 	teardown(&t);
 }
 

@@ -42,13 +42,7 @@ static long long num(struct env *e, uint64_t id, const char *file)
 /* pids.events' count ("max N"). */
 static long long events(struct env *e, uint64_t id)
 {
-	char *s = rd(e, id, "pids.events");
-	long long v;
-
-	g_assert_true(g_str_has_prefix(s, "max "));
-	v = g_ascii_strtoll(s + 4, NULL, 10);
-	g_free(s);
-	return v;
+	return max_events(e, id, "pids.events");
 }
 
 /* Takes in the waiting reports, forks then the exits of the children
