@@ -29,6 +29,8 @@
 #include "alloc/alloc.h"
 #include "alloc/alloc_thread.h"
 #include "enforce/freezer.h"
+#include "enforce/idle.h"
+#include "enforce/quota.h"
 #include "core/task_watch.h"
 #include "v1/face.h"
 #include "v1/release_agent.h"
@@ -336,6 +338,9 @@ int main(int argc, char *argv[])
 	struct alloc_thread *alloc_thread;
 	struct freezer_enforcer *freezer = NULL;
 	struct freezer_thread *freezer_thread;
+	struct quota_enforcer *quota = NULL;
+	struct idle_enforcer *idle = NULL;
+	struct quota_thread *quota_thread;
 	struct allocator *alloc = NULL;
 	struct release_agent *agent = NULL;
 	struct cg_state *state = NULL;
@@ -400,6 +405,8 @@ int main(int argc, char *argv[])
 	 * but runs none while a state is replayed. */
 	alloc = alloc_new(core);
 	freezer = freezer_enforcer_new(core);
+	quota = quota_enforcer_new(core);
+	idle = idle_enforcer_new(core);
 	agent = release_agent_new(core);
 
 	se = fuse_session_new(&args, &cgfs_ops, sizeof(cgfs_ops), core);
@@ -436,12 +443,14 @@ int main(int argc, char *argv[])
 	release_agent_start(agent);
 	alloc_thread = alloc_thread_start(alloc);
 	freezer_thread = freezer_thread_start(freezer);
+	quota_thread = quota_thread_start(quota, idle);
 	if (state)
 		state_sync_start(state);
 	loop = run_session(se, &opts);
 	conf_daemon_stop(config);	/* no reload, no rule moves a process */
 	alloc_thread_stop(alloc_thread);
 	freezer_thread_stop(freezer_thread);	/* every frozen thread runs again */
+	quota_thread_stop(quota_thread);	/* every throttled thread too, and idle */
 	task_watch_stop(watch);
 	/* libfuse returns the signal that ended the loop: a requested stop. */
 	ret = (loop == 0 || loop == SIGTERM || loop == SIGINT || loop == SIGHUP) ? 0 : 1;
@@ -462,6 +471,8 @@ out:
 	if (core) {
 		alloc_free(alloc);	/* not freed above when the start failed */
 		freezer_enforcer_free(freezer);
+		quota_enforcer_free(quota);
+		idle_enforcer_free(idle);
 		release_agent_free(agent);	/* after running what was due */
 		cg_core_free(core);
 	}

@@ -159,8 +159,8 @@ struct cg_core {
 	 * subscriber's stat callback writes a word of it (two readers must
 	 * not share a written word either: no reference counts or figures
 	 * bumped by a read). The exceptions, atomics made for concurrent
-	 * readers: cgroup->sampled_ns (task_sample.c) and cpuacct's
-	 * prev_stat. Written once before the daemon serves and only read
+	 * readers: cgroup->sampled_ns (task_sample.c), cpuacct's
+	 * prev_stat and cpu's throttling figures (ctl/cpu.h). Written once before the daemon serves and only read
 	 * since, so also read with no lock: roots, their files, subsys.
 	 *
 	 * Lock order: an open file's lock (src/fs/fs.c) before it; then it is

@@ -44,17 +44,17 @@ static void read_sample(struct kfacade *kf, struct sample *s)
 }
 
 /* Whether this reader samples cgrp now (no sample shared within the last
- * TASK_SAMPLE_SHARE_NS): called read-locked, so sampled_ns is an atomic. */
-static bool claim_sample(struct cgroup *cgrp, uint64_t now)
+ * share_ns): called read-locked, so sampled_ns is an atomic. */
+static bool claim_sample(struct cgroup *cgrp, uint64_t now, uint64_t share_ns)
 {
 	uint64_t last = atomic_load_explicit(&cgrp->sampled_ns, memory_order_relaxed);
 
-	return now - last >= TASK_SAMPLE_SHARE_NS &&
+	return now - last >= share_ns &&
 	       atomic_compare_exchange_strong_explicit(&cgrp->sampled_ns, &last, now,
 						       memory_order_relaxed, memory_order_relaxed);
 }
 
-void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id)
+void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)
 {
 	struct kfacade *kf = core->kf;
 	GArray *samples = g_array_new(FALSE, FALSE, sizeof(struct sample));
@@ -67,7 +67,7 @@ void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id)
 	cgrp = cgroup_by_id(core, cgrp_id);
 	/* A root's figures are the system's: nothing to sample. Of readers
 	 * that come at once, the one that swaps sampled_ns samples. */
-	if (cgrp && cgrp->parent && claim_sample(cgrp, now))
+	if (cgrp && cgrp->parent && claim_sample(cgrp, now, share_ns))
 		css_for_each_descendant_pre(&cgrp->self, copy_cgroup, samples);
 	cg_read_unlock(&core->lock, slot);
 	if (!samples->len)
@@ -92,4 +92,9 @@ void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id)
 	cg_write_unlock(&core->lock);
 out:
 	g_array_unref(samples);
+}
+
+void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id)
+{
+	task_sample_subtree_within(core, cgrp_id, TASK_SAMPLE_SHARE_NS);
 }

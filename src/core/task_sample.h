@@ -16,5 +16,8 @@
 
 /* Takes the core lock itself (twice, briefly); not called locked. */
 void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id);
+/* The same, sharing only a sample at most share_ns old (the quota
+ * enforcer samples a capped group every millisecond or so). */
+void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns);
 
 #endif

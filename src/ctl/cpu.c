@@ -3,8 +3,10 @@
  * cpu.cfs_quota_us, cpu.cfs_burst_us), cpu.idle and RT bandwidth
  * (cpu.rt_period_us, cpu.rt_runtime_us), with the kernel's parsing,
  * clamping and checks (kernel/sched/core.c, rt.c). The allocator
- * (src/alloc/alloc.c) makes the shares real. The rest is stored and
- * validated; nothing is throttled, so cpu.stat's counters are truly zero.
+ * (src/alloc/alloc.c) makes the shares real, the quota enforcer
+ * (src/enforce/quota.c) the bandwidth and cpu.stat's throttling figures
+ * (through ctl/cpu.h), the idle enforcer (src/enforce/idle.c) cpu.idle.
+ * The RT bandwidth is stored and validated.
  *
  * On the default hierarchy (v2) the same task_group is shown through
  * cpu.weight, cpu.weight.nice, cpu.max, cpu.max.burst, cpu.idle and
@@ -12,10 +14,12 @@
  * the same shares, cpu.max the same period and quota, so the allocator and
  * the enforcement treat both faces alike. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "alloc/alloc_nice.h"	/* the kernel's sched_prio_to_weight, no more */
+#include "ctl/cpu.h"
 #include "ctl/ctl.h"
 
 #define NSEC_PER_USEC 1000ULL
@@ -23,7 +27,7 @@
 #define MAX_SHARES (1ULL << 18)
 #define SCHED_FIXEDPOINT_SHIFT 10
 #define WEIGHT_IDLEPRIO 3ULL
-#define RUNTIME_INF (~0ULL)
+#define RUNTIME_INF CPU_RUNTIME_INF
 #define BW_SHIFT 20
 #define BW_UNIT (1ULL << BW_SHIFT)
 #define MIN_CFS_QUOTA_PERIOD (1000ULL * NSEC_PER_USEC)	/* 1 ms */
@@ -51,6 +55,8 @@ struct task_group {
 	 * cputime_adjust()'s split of the run time as cpu.stat shows it. */
 	uint64_t usage, user, system;
 	uint64_t prev_utime, prev_stime;
+	/* The quota enforcer's figures, added under the read side. */
+	_Atomic uint64_t bw[sizeof(struct cfs_bandwidth_stat) / sizeof(uint64_t)];
 };
 
 static struct task_group *css_tg(struct css *css)
@@ -272,8 +278,8 @@ static int64_t cpu_idle_read_s64(struct css *css, const struct cftype *cft)
 }
 
 /* sched_group_set_idle(): an idle group weighs WEIGHT_IDLEPRIO (3), and
- * leaving idle gives the default weight back (not the one before). Not
- * yet SCHED_IDLE: cgfused(8). */
+ * leaving idle gives the default weight back (not the one before); the
+ * idle enforcer (src/enforce/idle.c) makes its threads SCHED_IDLE. */
 static int cpu_idle_write_s64(struct css *css, const struct cftype *cft, int64_t idle)
 {
 	struct task_group *tg = css_tg(css);
@@ -387,20 +393,72 @@ static int cpu_rt_runtime_write_s64(struct css *css, const struct cftype *cft, i
 	return tg_set_rt_bandwidth(tg, tg->rt_period, runtime);
 }
 
+uint64_t cpu_cfs_quota(struct css *css)
+{
+	return css_tg(css)->quota;
+}
+
+uint64_t cpu_cfs_period(struct css *css)
+{
+	return css_tg(css)->period;
+}
+
+uint64_t cpu_cfs_burst(struct css *css)
+{
+	return css_tg(css)->burst;
+}
+
+bool cpu_group_idle(struct css *css)
+{
+	return css_tg(css)->idle != 0;
+}
+
+uint64_t cpu_usage(struct css *css)
+{
+	return css_tg(css)->usage;
+}
+
+void cpu_bandwidth_stat(struct css *css, struct cfs_bandwidth_stat *out)
+{
+	uint64_t *v = (uint64_t *)out;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(css_tg(css)->bw); i++)
+		v[i] = atomic_load_explicit(&css_tg(css)->bw[i], memory_order_relaxed);
+}
+
+void cpu_bandwidth_add(struct css *css, const struct cfs_bandwidth_stat *d)
+{
+	const uint64_t *v = (const uint64_t *)d;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(css_tg(css)->bw); i++)
+		if (v[i])
+			atomic_fetch_add_explicit(&css_tg(css)->bw[i], v[i], memory_order_relaxed);
+}
+
 static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out)
 {
-	(void)css;
+	struct cfs_bandwidth_stat st;
+
 	(void)cft;
-	g_string_append(out, "nr_periods 0\nnr_throttled 0\nthrottled_time 0\n"
-			     "nr_bursts 0\nburst_time 0\n");
+	cpu_bandwidth_stat(css, &st);
+	g_string_append_printf(out, "nr_periods %" G_GUINT64_FORMAT "\n"
+			       "nr_throttled %" G_GUINT64_FORMAT "\n"
+			       "throttled_time %" G_GUINT64_FORMAT "\n"
+			       "nr_bursts %" G_GUINT64_FORMAT "\n"
+			       "burst_time %" G_GUINT64_FORMAT "\n",
+			       st.nr_periods, st.nr_throttled, st.throttled_time,
+			       st.nr_bursts, st.burst_time);
 	return 0;
 }
 
 static int cpu_stat_local_show(struct css *css, const struct cftype *cft, GString *out)
 {
-	(void)css;
+	struct cfs_bandwidth_stat st;
+
 	(void)cft;
-	g_string_append(out, "throttled_time 0\n");
+	cpu_bandwidth_stat(css, &st);
+	g_string_append_printf(out, "throttled_time %" G_GUINT64_FORMAT "\n",
+			       st.throttled_time_local);
 	return 0;
 }
 
@@ -571,22 +629,6 @@ static int cpu_max_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 	return tg_set_cfs_bandwidth(tg, period * NSEC_PER_USEC,
 				    quota == RUNTIME_INF ? RUNTIME_INF : quota * NSEC_PER_USEC,
 				    tg->burst);
-}
-
-/* cpu.stat's throttling figures (ns for the times) and cpu.stat.local's:
- * the quota enforcement's (src/enforce), read through this one accessor;
- * all zero while nothing is throttled, which is so while no quota is
- * enforced. */
-struct cfs_bandwidth_stat {
-	uint64_t nr_periods, nr_throttled, throttled_time;
-	uint64_t nr_bursts, burst_time;
-	uint64_t throttled_time_local;
-};
-
-static void cpu_bandwidth_stat(struct css *css, struct cfs_bandwidth_stat *out)
-{
-	(void)css;
-	memset(out, 0, sizeof(*out));
 }
 
 /* The group and every ancestor but the root, which shows the system's

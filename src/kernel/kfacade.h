@@ -155,6 +155,13 @@ struct kfacade_ops {
 	int (*trace_freeze)(struct kfacade *kf, pid_t tid);
 	int (*trace_report)(struct kfacade *kf, struct trace_report *r);
 	int (*trace_thaw)(struct kfacade *kf, pid_t tid, int sig);
+
+	/* cpu.idle's lever (kfacade_sched.c): a thread's scheduling policy
+	 * (SCHED_OTHER, SCHED_IDLE ..., without SCHED_RESET_ON_FORK), and
+	 * setting it, keeping its nice and its reset-on-fork flag. 0 or
+	 * -errno (-ESRCH once the thread is gone). */
+	int (*get_policy)(struct kfacade *kf, pid_t tid, int *policy);
+	int (*set_policy)(struct kfacade *kf, pid_t tid, int policy);
 };
 
 struct kfacade {

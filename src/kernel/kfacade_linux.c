@@ -450,6 +450,8 @@ static const struct kfacade_ops linux_ops = {
 	.trace_freeze = ktrace_freeze,
 	.trace_report = ktrace_report,
 	.trace_thaw = ktrace_thaw,
+	.get_policy = ksched_get_policy,
+	.set_policy = ksched_set_policy,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */

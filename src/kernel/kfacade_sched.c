@@ -177,3 +177,27 @@ int ksched_nice_rlimit(struct kfacade *kf, pid_t tid, int *rlim)
 	*rlim = lim.rlim_cur > 40 ? 40 : (int)lim.rlim_cur;
 	return 0;
 }
+
+int ksched_get_policy(struct kfacade *kf, pid_t tid, int *policy)
+{
+	int ret = sched_getscheduler(tid);
+
+	(void)kf;
+	if (ret < 0)
+		return -errno;
+	*policy = ret & ~SCHED_RESET_ON_FORK;
+	return 0;
+}
+
+/* sched_setscheduler() keeps the nice (sched_setattr would set its own);
+ * the reset-on-fork flag is given again, or it would be cleared. */
+int ksched_set_policy(struct kfacade *kf, pid_t tid, int policy)
+{
+	struct sched_param param = { 0 };
+	int now = sched_getscheduler(tid);
+
+	(void)kf;
+	if (now < 0)
+		return -errno;
+	return sched_setscheduler(tid, policy | (now & SCHED_RESET_ON_FORK), &param) < 0 ? -errno : 0;
+}

@@ -18,5 +18,7 @@ int ksched_set_affinity(struct kfacade *kf, pid_t tid, const struct cpumask *mas
 int ksched_get_autogroup(struct kfacade *kf, pid_t tid, int *id, int *nice);
 int ksched_set_autogroup_nice(struct kfacade *kf, pid_t tid, int nice);
 int ksched_nice_rlimit(struct kfacade *kf, pid_t tid, int *rlim);
+int ksched_get_policy(struct kfacade *kf, pid_t tid, int *policy);
+int ksched_set_policy(struct kfacade *kf, pid_t tid, int policy);
 
 #endif

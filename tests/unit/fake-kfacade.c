@@ -13,6 +13,7 @@ struct fake_thread {
 	uint64_t start_ns;
 	struct task_cputime cputime;
 	int nice, autogroup;
+	int policy;		/* SCHED_OTHER (0) unless set */
 	struct cpumask cpus;
 	struct task_uids uids;	/* all 0 (root) unless set */
 	int nice_rlimit;	/* 0 unless set */
@@ -540,6 +541,31 @@ static int fake_trace_thaw(struct kfacade *kf, pid_t tid, int sig)
 	return ret;
 }
 
+static int fake_get_policy(struct kfacade *kf, pid_t tid, int *policy)
+{
+	struct fake_thread t;
+
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*policy = t.policy;
+	return 0;
+}
+
+static int fake_set_policy(struct kfacade *kf, pid_t tid, int policy)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (t) {
+		t->policy = policy;
+		fk->calls.policy++;
+	}
+	g_mutex_unlock(&fk->lock);
+	return t ? 0 : -ESRCH;
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
@@ -571,6 +597,8 @@ static const struct kfacade_ops fake_ops = {
 	.trace_freeze = fake_trace_freeze,
 	.trace_report = fake_trace_report,
 	.trace_thaw = fake_trace_thaw,
+	.get_policy = fake_get_policy,
+	.set_policy = fake_set_policy,
 };
 
 struct fake_kf *fake_kf_new(void)
@@ -852,6 +880,7 @@ void fake_kf_fork(struct fake_kf *fk, pid_t parent, pid_t tid, pid_t tgid)
 	c = lookup_locked(fk, tid);
 	if (p) {
 		c->nice = p->nice;
+		c->policy = p->policy;
 		c->cpus = p->cpus;
 		c->autogroup = p->autogroup;
 	}
@@ -1045,4 +1074,23 @@ int fake_kf_given_back(struct fake_kf *fk, pid_t tid)
 	sig = thread_locked(fk, tid)->given_back;
 	g_mutex_unlock(&fk->lock);
 	return sig;
+}
+
+int fake_kf_policy(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread t;
+
+	g_assert_true(thread_copy(fk, tid, &t));
+	return t.policy;
+}
+
+void fake_kf_set_own_policy(struct fake_kf *fk, pid_t tid, int policy)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tid);
+	g_assert_nonnull(t);
+	t->policy = policy;
+	g_mutex_unlock(&fk->lock);
 }

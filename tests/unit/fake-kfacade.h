@@ -74,6 +74,7 @@ struct fake_kf_calls {
 	unsigned nice, affinity, autogroup;	/* set_* calls so far */
 	unsigned get_affinity;			/* get_affinity calls so far */
 	unsigned trace_freeze, trace_thaw;	/* threads frozen, thawed */
+	unsigned policy;			/* set_policy calls so far */
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
@@ -116,6 +117,11 @@ void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held);
 void fake_kf_send_signal(struct fake_kf *fk, pid_t tid, int sig);
 /* The signal the thread's last thaw gave back (0: none). */
 int fake_kf_given_back(struct fake_kf *fk, pid_t tid);
+
+/* A thread's scheduling policy (SCHED_OTHER at first; a forked thread
+ * inherits its parent's), and the thread setting its own. */
+int fake_kf_policy(struct fake_kf *fk, pid_t tid);
+void fake_kf_set_own_policy(struct fake_kf *fk, pid_t tid, int policy);
 
 /* The identity (inode) of the live thread tid, 0 if none. */
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* cpu.idle's enforcer: see enforce/idle.h. */
+#include "enforce/idle.h"
+
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+
+#include "core/css_set.h"
+#include "core/notify.h"
+#include "core/task.h"
+#include "core/task_watch.h"
+#include "ctl/cpu.h"
+#include "ctl/ctl.h"
+#include "lib/kick.h"
+
+struct idle_member {
+	pid_t tid;
+	struct task_ident ident;
+};
+
+struct idle_enforcer {
+	struct cg_core *core;
+	struct cg_subscriber sub;
+	int ssid;			/* the cpu controller's */
+	atomic_bool stale;
+	atomic_uint nr_idle;		/* groups with cpu.idle 1, at the last copy */
+	struct kick kick;
+	/* Threads made SCHED_IDLE (tid -> struct idle_member *), and children
+	 * they forked (tid -> ino), which inherited it: written by the
+	 * thread, read by the subscriber's fork, under this lock (after the
+	 * core lock). */
+	GMutex lock;
+	GHashTable *set, *born;
+	GArray *want;			/* struct idle_member: the thread's own */
+};
+
+int idle_kick_fd(struct idle_enforcer *ie)
+{
+	return kick_fd(&ie->kick);
+}
+
+void idle_kick_clear(struct idle_enforcer *ie)
+{
+	kick_clear(&ie->kick);
+}
+
+static void kick(struct idle_enforcer *ie)
+{
+	atomic_store(&ie->stale, true);
+	kick_wake(&ie->kick);
+}
+
+unsigned idle_nr_threads(struct idle_enforcer *ie)
+{
+	unsigned n;
+
+	g_mutex_lock(&ie->lock);
+	n = g_hash_table_size(ie->set);
+	g_mutex_unlock(&ie->lock);
+	return n;
+}
+
+/* ---- the core's events, under its lock --------------------------------- */
+
+static bool any(struct idle_enforcer *ie)
+{
+	return atomic_load(&ie->nr_idle) || idle_nr_threads(ie);
+}
+
+static void on_attach(void *data, struct task *const *tasks, unsigned n,
+		      const struct cg_root *root)
+{
+	(void)tasks;
+	(void)n;
+	(void)root;
+	if (any(data))
+		kick(data);
+}
+
+static void on_fork(void *data, struct task *parent, struct task *child)
+{
+	struct idle_enforcer *ie = data;
+	bool ours;
+
+	g_mutex_lock(&ie->lock);
+	ours = g_hash_table_contains(ie->set, GINT_TO_POINTER(parent->tid));
+	if (ours)
+		g_hash_table_insert(ie->born, GINT_TO_POINTER(child->tid),
+				    GSIZE_TO_POINTER(child->ident.ino));
+	g_mutex_unlock(&ie->lock);
+	if (ours || atomic_load(&ie->nr_idle))
+		kick(ie);
+}
+
+static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
+{
+	struct idle_enforcer *ie = data;
+
+	if (file < cgrp->root->files->len &&
+	    ((const struct cg_file *)g_ptr_array_index(cgrp->root->files, file))->ssid == ie->ssid)
+		kick(ie);
+}
+
+static void on_stat(void *data, GString *out)
+{
+	g_string_append_printf(out, "idle_threads %u\n", idle_nr_threads(data));
+}
+
+/* ---- passes ------------------------------------------------------------ */
+
+struct walk {
+	struct idle_enforcer *ie;
+	GHashTable *idle;		/* struct css * of idle groups and their subtrees */
+};
+
+static int visit(struct css *css, void *data)
+{
+	struct walk *w = data;
+
+	if (!css->parent)
+		return 0;
+	if (!cpu_group_idle(css) && !g_hash_table_contains(w->idle, css->parent))
+		return 0;
+	g_hash_table_add(w->idle, css);
+	atomic_fetch_add(&w->ie->nr_idle, cpu_group_idle(css));
+	for (GList *l = css->cgroup->csets.head; l; l = l->next)
+		for (GList *m = ((struct css_set *)l->data)->tasks.head; m; m = m->next) {
+			const struct task *t = m->data;
+			struct idle_member mb = { t->tid, t->ident };
+
+			g_array_append_val(w->ie->want, mb);
+		}
+	return 0;
+}
+
+static void copy_wanted(struct idle_enforcer *ie)
+{
+	struct walk w = { ie, g_hash_table_new(NULL, NULL) };
+	unsigned slot;
+
+	cg_catch_up_if_pending(ie->core);
+	if (!atomic_exchange(&ie->stale, false))
+		goto out;
+	g_array_set_size(ie->want, 0);
+	atomic_store(&ie->nr_idle, 0);
+	slot = cg_read_lock(&ie->core->lock);
+	for (guint r = 0; r < ie->core->roots->len; r++) {
+		struct cg_root *root = ie->core->roots->pdata[r];
+
+		if (root->subsys_mask & (1u << ie->ssid))
+			css_for_each_descendant_pre(root->top->subsys[ie->ssid], visit, &w);
+	}
+	cg_read_unlock(&ie->core->lock, slot);
+out:
+	g_hash_table_unref(w.idle);
+}
+
+/* Thread m, a member of an idle group, made SCHED_IDLE if it was
+ * SCHED_OTHER (or taken as ours if it inherited it from one of ours). */
+static void make_idle(struct idle_enforcer *ie, const struct idle_member *m)
+{
+	struct kfacade *kf = ie->core->kf;
+	gpointer ino;
+	bool born;
+	int policy;
+
+	if (!kf->ops->task_alive(kf, m->tid, &m->ident) ||
+	    kf->ops->get_policy(kf, m->tid, &policy) < 0)
+		return;
+	g_mutex_lock(&ie->lock);
+	born = g_hash_table_lookup_extended(ie->born, GINT_TO_POINTER(m->tid), NULL, &ino) &&
+	       GPOINTER_TO_SIZE(ino) == m->ident.ino;
+	g_hash_table_remove(ie->born, GINT_TO_POINTER(m->tid));
+	g_mutex_unlock(&ie->lock);
+	if (policy == SCHED_OTHER) {
+		if (kf->ops->set_policy(kf, m->tid, SCHED_IDLE) < 0)
+			return;
+	} else if (policy != SCHED_IDLE || !born) {
+		return;		/* the user's own choice */
+	}
+	g_mutex_lock(&ie->lock);
+	g_hash_table_insert(ie->set, GINT_TO_POINTER(m->tid), g_memdup2(m, sizeof(*m)));
+	g_mutex_unlock(&ie->lock);
+}
+
+/* SCHED_OTHER back, unless the thread is gone or changed it itself. */
+static void give_back(struct idle_enforcer *ie, const struct idle_member *m)
+{
+	struct kfacade *kf = ie->core->kf;
+	int policy;
+
+	if (kf->ops->task_alive(kf, m->tid, &m->ident) &&
+	    kf->ops->get_policy(kf, m->tid, &policy) == 0 && policy == SCHED_IDLE)
+		kf->ops->set_policy(kf, m->tid, SCHED_OTHER);
+}
+
+/* The threads of set not in keep: taken out of set (under the lock),
+ * into a list to give back. */
+static GPtrArray *take_leaving(struct idle_enforcer *ie, GHashTable *keep)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	GHashTableIter iter;
+	struct idle_member *m;
+
+	g_mutex_lock(&ie->lock);
+	g_hash_table_iter_init(&iter, ie->set);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&m)) {
+		gpointer ino;
+
+		if (keep && g_hash_table_lookup_extended(keep, GINT_TO_POINTER(m->tid), NULL, &ino) &&
+		    GPOINTER_TO_SIZE(ino) == m->ident.ino)
+			continue;
+		g_hash_table_iter_steal(&iter);
+		g_ptr_array_add(out, m);
+	}
+	g_mutex_unlock(&ie->lock);
+	return out;
+}
+
+void idle_pass(struct idle_enforcer *ie)
+{
+	GHashTable *keep = g_hash_table_new(NULL, NULL);
+	GPtrArray *leaving;
+
+	copy_wanted(ie);
+	for (guint i = 0; i < ie->want->len; i++) {
+		const struct idle_member *m = &g_array_index(ie->want, struct idle_member, i);
+		struct idle_member *had;
+
+		g_hash_table_insert(keep, GINT_TO_POINTER(m->tid), GSIZE_TO_POINTER(m->ident.ino));
+		g_mutex_lock(&ie->lock);
+		had = g_hash_table_lookup(ie->set, GINT_TO_POINTER(m->tid));
+		g_mutex_unlock(&ie->lock);
+		if (!had || had->ident.ino != m->ident.ino)
+			make_idle(ie, m);
+	}
+	leaving = take_leaving(ie, keep);
+	for (guint i = 0; i < leaving->len; i++)
+		give_back(ie, leaving->pdata[i]);
+	g_ptr_array_unref(leaving);
+	g_hash_table_unref(keep);
+	/* Children of ours that are no members: nothing to take. */
+	g_mutex_lock(&ie->lock);
+	g_hash_table_remove_all(ie->born);
+	g_mutex_unlock(&ie->lock);
+}
+
+void idle_release_all(struct idle_enforcer *ie)
+{
+	GPtrArray *leaving = take_leaving(ie, NULL);
+
+	for (guint i = 0; i < leaving->len; i++)
+		give_back(ie, leaving->pdata[i]);
+	g_ptr_array_unref(leaving);
+}
+
+struct idle_enforcer *idle_enforcer_new(struct cg_core *core)
+{
+	struct idle_enforcer *ie;
+	int ssid = -1;
+
+	for (guint r = 0; r < core->roots->len; r++)
+		for (unsigned i = 0; i < core->nr_subsys; i++)
+			if (core->subsys[i] == &cpu_cgrp_subsys &&
+			    (((struct cg_root *)core->roots->pdata[r])->subsys_mask & (1u << i)))
+				ssid = (int)i;
+	if (ssid < 0)
+		return NULL;
+	ie = g_new0(struct idle_enforcer, 1);
+	ie->core = core;
+	ie->ssid = ssid;
+	if (kick_init(&ie->kick, "idle") < 0)
+		g_warning("idle: no eventfd: %s", g_strerror(errno));
+	g_mutex_init(&ie->lock);
+	ie->set = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	ie->born = g_hash_table_new(NULL, NULL);
+	ie->want = g_array_new(FALSE, FALSE, sizeof(struct idle_member));
+	atomic_store(&ie->stale, true);	/* a restored state may have idle groups */
+	ie->sub = (struct cg_subscriber){
+		.data = ie, .attach = on_attach, .fork = on_fork, .changed = on_changed,
+		.stat = on_stat,
+	};
+	cg_subscribe(core, &ie->sub);
+	return ie;
+}
+
+void idle_enforcer_free(struct idle_enforcer *ie)
+{
+	if (!ie)
+		return;
+	cg_unsubscribe(ie->core, &ie->sub);
+	g_hash_table_unref(ie->set);
+	g_hash_table_unref(ie->born);
+	g_array_unref(ie->want);
+	g_mutex_clear(&ie->lock);
+	kick_destroy(&ie->kick);
+	g_free(ie);
+}

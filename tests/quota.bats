@@ -1,0 +1,277 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# CPU bandwidth (issue 15) on real processes: a busy loop in a group with a
+# quota uses about that share of a CPU (its own CPU time, measured here; a
+# wide tolerance, the machine is shared: the point is that a cap holds at
+# all), a parent's quota holds its subgroups, cpu.stat counts the
+# throttling; removing the quota or leaving the group lets the thread run
+# free, a thread its user stopped stays stopped, and no thread stays
+# stopped after the daemon stops or is killed. cpu.idle makes the members
+# SCHED_IDLE and gives them back SCHED_OTHER.
+
+load helpers
+
+setup() {
+	cg_setup
+	STATE=$CG_TMP/s.state
+	cg_mount -o "state=$STATE"
+	mkdir "$MNT/g"
+}
+
+teardown() {
+	cg_teardown
+}
+
+# busy VAR: starts a busy loop and stores its PID in VAR.
+busy() {
+	"$CG_PYTHON" -c 'while True: pass' >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$1" %s "$!"
+}
+
+# cpu_ns PID: the thread's CPU time so far (ns, exact).
+cpu_ns() {
+	local run rest
+	read -r run rest <"/proc/$1/schedstat"
+	echo "$run"
+}
+
+# share PID SECONDS: the thread's CPU time over the next SECONDS, in
+# thousandths of the wall time.
+share() {
+	local a b t0 t1
+	a=$(cpu_ns "$1")
+	t0=$(date +%s%N)
+	sleep "$2"
+	b=$(cpu_ns "$1")
+	t1=$(date +%s%N)
+	echo $(((b - a) * 1000 / (t1 - t0)))
+}
+
+# state PID: its state letter in /proc/PID/stat.
+state() {
+	local s
+	s=$(<"/proc/$1/stat")
+	s=${s##*) }
+	echo "${s%% *}"
+}
+
+# stat_field FILE NAME: the figure NAME of a cpu.stat-like file.
+stat_field() {
+	local k v
+	while read -r k v; do
+		[[ $k == "$2" ]] && { echo "$v"; return 0; }
+	done <"$1"
+	return 1
+}
+
+# wait_throttled PID: the thread is seen in a ptrace-stop ('t') within 20 s
+# (SECONDS: on a loaded machine each look takes a while).
+wait_throttled() {
+	local end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
+		[[ $(state "$1") == t ]] && return 0
+		sleep 0.01
+	done
+	echo "$1 was never seen throttled (state $(state "$1"))" >&2
+	return 1
+}
+
+# assert_free PID: over 1 s (50 looks) the thread is never in a
+# ptrace-stop, and it runs.
+assert_free() {
+	local i a
+	a=$(cpu_ns "$1")
+	for ((i = 0; i < 50; i++)); do
+		[[ $(state "$1") != t ]] || { echo "$1 is stopped (t) at look $i" >&2; return 1; }
+		sleep 0.02
+	done
+	[[ $(cpu_ns "$1") -gt $a ]] || { echo "$1 did not run" >&2; return 1; }
+}
+
+# wait_free PID: the thread leaves its stop within 20 s, then is free.
+wait_free() {
+	local end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
+		[[ $(state "$1") != t ]] && break
+		sleep 0.05
+	done
+	assert_free "$1"
+}
+
+# capped_busy VAR: a busy loop in g, capped at 20% of a CPU, seen stopped.
+capped_busy() {
+	local pid
+	busy pid
+	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
+	echo "$pid" >"$MNT/g/cgroup.procs"
+	wait_throttled "$pid"
+	printf -v "$1" %s "$pid"
+}
+
+@test "a busy loop capped at 20% of a CPU uses less than twice that, and cpu.stat counts" {
+	local a s
+	capped_busy a
+	s=$(share "$a" 3)
+	echo "# share: $s/1000" >&3
+	[[ $s -lt 400 ]] || { echo "capped at 200/1000, used $s/1000" >&2; return 1; }
+	[[ $s -gt 0 ]] || { echo "the capped loop never ran" >&2; return 1; }
+	[[ $(stat_field "$MNT/g/cpu.stat" nr_periods) -gt 10 ]]
+	[[ $(stat_field "$MNT/g/cpu.stat" nr_throttled) -gt 10 ]]
+	[[ $(stat_field "$MNT/g/cpu.stat" throttled_time) -gt 0 ]]
+	[[ $(stat_field "$MNT/g/cpu.stat.local" throttled_time) -gt 0 ]]
+	run grep -E '^quota_(capped|throttled)_groups ' "$MNT/cgfused.stat"
+	assert_line 'quota_capped_groups 1'
+}
+
+@test "a 10 ms period caps too" {
+	local a s
+	busy a
+	echo 10000 >"$MNT/g/cpu.cfs_period_us"
+	echo 2000 >"$MNT/g/cpu.cfs_quota_us"
+	echo "$a" >"$MNT/g/cgroup.procs"
+	wait_throttled "$a"
+	s=$(share "$a" 3)
+	echo "# share: $s/1000" >&3
+	[[ $s -lt 400 ]] || { echo "capped at 200/1000, used $s/1000" >&2; return 1; }
+}
+
+@test "nr_throttled grows while capped and stops growing once the quota is removed" {
+	local a n1 n2
+	capped_busy a
+	n1=$(stat_field "$MNT/g/cpu.stat" nr_throttled)
+	sleep 0.5
+	n2=$(stat_field "$MNT/g/cpu.stat" nr_throttled)
+	[[ $n2 -gt $n1 ]] || { echo "nr_throttled $n1 then $n2" >&2; return 1; }
+	echo -1 >"$MNT/g/cpu.cfs_quota_us"
+	wait_free "$a"
+	n1=$(stat_field "$MNT/g/cpu.stat" nr_throttled)
+	sleep 0.5
+	assert_equal "$(stat_field "$MNT/g/cpu.stat" nr_throttled)" "$n1"
+	run grep '^quota_stopped_threads ' "$MNT/cgfused.stat"
+	assert_output 'quota_stopped_threads 0'
+}
+
+@test "a parent's quota holds its subgroups; the child's cpu.stat.local counts it" {
+	local a s
+	mkdir "$MNT/g/c"
+	busy a
+	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
+	echo "$a" >"$MNT/g/c/cgroup.procs"
+	wait_throttled "$a"
+	s=$(share "$a" 2)
+	[[ $s -lt 400 ]] || { echo "capped at 200/1000 by the parent, used $s/1000" >&2; return 1; }
+	[[ $(stat_field "$MNT/g/c/cpu.stat.local" throttled_time) -gt 0 ]]
+	assert_equal "$(stat_field "$MNT/g/c/cpu.stat" nr_throttled)" 0
+	[[ $(stat_field "$MNT/g/cpu.stat" nr_throttled) -gt 0 ]]
+}
+
+@test "a member moved out of the capped group runs free" {
+	local a
+	capped_busy a
+	echo "$a" >"$MNT/cgroup.procs"
+	wait_free "$a"
+}
+
+@test "a thread its user stopped stays stopped through throttling and after" {
+	local a end
+	capped_busy a
+	kill -STOP "$a"
+	sleep 0.5	# periods end: the throttle lets it go, its own stop stays
+	end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
+		[[ $(state "$a") == T ]] && break
+		sleep 0.05
+	done
+	assert_equal "$(state "$a")" T
+	echo -1 >"$MNT/g/cpu.cfs_quota_us"
+	sleep 0.3
+	assert_equal "$(state "$a")" T
+	kill -CONT "$a"
+	assert_free "$a"
+}
+
+@test "the daemon's stop resumes every throttled thread" {
+	local a
+	capped_busy a
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	assert_free "$a"
+}
+
+@test "kill -9 of the daemon leaves no thread stopped; a restart with the state caps again" {
+	local a
+	capped_busy a
+	kill -KILL "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	assert_free "$a"
+	cg_mount -o "state=$STATE"
+	assert_equal "$(<"$MNT/g/cpu.cfs_quota_us")" 20000
+	wait_throttled "$a"
+}
+
+# policy PID: the thread's scheduling policy number (/proc/PID/sched):
+# 0 SCHED_OTHER, 3 SCHED_BATCH, 5 SCHED_IDLE.
+policy() {
+	local k colon v
+	while read -r k colon v; do
+		[[ $k == policy ]] && { echo "$v"; return 0; }
+	done <"/proc/$1/sched"
+	return 1
+}
+
+# wait_policy PID N: the thread's policy is N within 20 s.
+wait_policy() {
+	local end=$((SECONDS + 20))
+	while ((SECONDS < end)); do
+		[[ $(policy "$1") == "$2" ]] && return 0
+		sleep 0.05
+	done
+	echo "$1 has policy $(policy "$1"), not $2" >&2
+	return 1
+}
+
+@test "cpu.idle 1 makes the subtree's threads SCHED_IDLE; 0, or leaving, gives SCHED_OTHER back" {
+	local a b
+	mkdir "$MNT/g/c"
+	cg_sleeper a
+	cg_sleeper b
+	echo "$a" >"$MNT/g/c/cgroup.procs"
+	echo "$b" >"$MNT/g/cgroup.procs"
+	assert_equal "$(policy "$a")" 0
+	echo 1 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 5
+	wait_policy "$b" 5
+	run grep '^idle_threads ' "$MNT/cgfused.stat"
+	assert_output 'idle_threads 2'
+	echo "$b" >"$MNT/cgroup.procs"
+	wait_policy "$b" 0
+	echo 0 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 0
+}
+
+@test "cpu.idle leaves a thread that was not SCHED_OTHER as it was" {
+	local a b
+	cg_sleeper a
+	cg_sleeper b
+	chrt -b -p 0 "$a"
+	echo "$a" >"$MNT/g/cgroup.procs"
+	echo "$b" >"$MNT/g/cgroup.procs"
+	echo 1 >"$MNT/g/cpu.idle"
+	wait_policy "$b" 5	# the pass that took b looked at a too
+	assert_equal "$(policy "$a")" 3
+	echo 0 >"$MNT/g/cpu.idle"
+	wait_policy "$b" 0
+	assert_equal "$(policy "$a")" 3
+}
+
+@test "the daemon's stop gives SCHED_OTHER back to an idle group's threads" {
+	local a
+	cg_sleeper a
+	echo "$a" >"$MNT/g/cgroup.procs"
+	echo 1 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 5
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	assert_equal "$(policy "$a")" 0
+}

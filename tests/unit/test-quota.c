@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* CPU bandwidth: a period's arithmetic (quota_period.c: throttle, debt,
+ * burst, the figures of cpu.stat) and the enforcer's decisions, driven pass
+ * by pass on the fake facade (its ptrace stops a thread at once), with the
+ * time of each pass chosen by the test; and cpu.idle's enforcer (idle.c)
+ * on the fake's scheduling policies. */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "core/cgroup.h"
+#include "ctl/cpu.h"
+#include "ctl/ctl.h"
+#include "enforce/idle.h"
+#include "enforce/quota.h"
+#include "enforce/quota_period.h"
+#include "fake-kfacade.h"
+#include "test-env.h"
+#include "v1/face.h"
+
+#define MS 1000000ULL
+#define INIT 1
+#define P100 100	/* threads 100, 101 */
+#define P200 200
+
+/* ---- a period's arithmetic ---------------------------------------------- */
+
+static void test_period_throttle(void)
+{
+	struct quota_period p;
+	struct cfs_bandwidth_stat d = { 0 };
+	uint64_t next;
+
+	quota_period_init(&p, 20 * MS, 100 * MS, 0, 1000 * MS, 500 * MS);
+	/* Idle: looked at again a tenth of a period later. */
+	next = quota_period_update(&p, 1000 * MS, 500 * MS, &d);
+	g_assert_false(p.throttled);
+	g_assert_cmpuint(next, ==, 1010 * MS);
+	/* Running at 1 CPU: 10 ms used, the rest runs out at 1020 ms, and
+	 * the throttle is decided QUOTA_LEAD_NS before. */
+	next = quota_period_update(&p, 1010 * MS, 510 * MS, &d);
+	g_assert_false(p.throttled);
+	g_assert_cmpuint(next, ==, 1020 * MS - QUOTA_LEAD_NS);
+	next = quota_period_update(&p, 1020 * MS - QUOTA_LEAD_NS,
+				   520 * MS - QUOTA_LEAD_NS, &d);
+	g_assert_true(p.throttled);
+	g_assert_cmpuint(next, ==, 1100 * MS);	/* until the period ends */
+	g_assert_cmpuint(d.nr_throttled, ==, 1);
+	/* Stopped: its rate falls to 0, it stays throttled. */
+	quota_period_update(&p, 1050 * MS, 521 * MS, &d);
+	g_assert_true(p.throttled);
+	g_assert_cmpuint(d.nr_throttled, ==, 1);
+	g_assert_false(quota_period_wants_sample(&p, 1099 * MS));
+	g_assert_true(quota_period_wants_sample(&p, 1100 * MS));
+	/* The period ends with 21 ms used: 1 ms of debt. */
+	quota_period_update(&p, 1100 * MS, 521 * MS, &d);
+	g_assert_false(p.throttled);
+	g_assert_cmpint(p.runtime, ==, 19 * MS);
+	g_assert_cmpuint(p.start, ==, 1100 * MS);
+	g_assert_cmpuint(d.nr_periods, ==, 1);
+	g_assert_cmpuint(d.nr_throttled, ==, 1);
+	g_assert_cmpuint(d.throttled_time, ==, 80 * MS + QUOTA_LEAD_NS);
+	g_assert_cmpuint(d.nr_bursts, ==, 0);
+}
+
+static void test_period_debt_and_burst(void)
+{
+	struct quota_period p;
+	struct cfs_bandwidth_stat d = { 0 };
+
+	/* What a period ran over is paid back by the next ones, a quota
+	 * a period (the share over many periods is the quota's), but a
+	 * debt is cut to a period's worth (a stalled daemon). */
+	quota_period_init(&p, 10 * MS, 100 * MS, 0, 0, 0);
+	quota_period_update(&p, 100 * MS, 300 * MS, &d);
+	g_assert_cmpint(p.runtime, ==, -100 * (int64_t)MS);
+	g_assert_true(p.throttled);
+	quota_period_update(&p, 200 * MS, 300 * MS, &d);
+	g_assert_true(p.throttled);
+	g_assert_cmpint(p.runtime, ==, -90 * (int64_t)MS);
+	quota_period_update(&p, 300 * MS, 300 * MS, &d);
+	g_assert_true(p.throttled);
+	g_assert_cmpint(p.runtime, ==, -80 * (int64_t)MS);
+	/* A period counts when the group ran or was throttled in it. */
+	g_assert_cmpuint(d.nr_periods, ==, 3);
+	g_assert_cmpuint(d.nr_throttled, ==, 3);
+
+	/* Burst: unused quota is kept up to the burst, and a period that
+	 * uses it counts in nr_bursts and burst_time. */
+	memset(&d, 0, sizeof(d));
+	quota_period_init(&p, 20 * MS, 100 * MS, 15 * MS, 0, 0);
+	quota_period_update(&p, 100 * MS, 0, &d);	/* idle: 20 kept, +20 */
+	g_assert_cmpint(p.runtime, ==, 35 * MS);	/* quota + burst at most */
+	g_assert_cmpuint(d.nr_periods, ==, 0);
+	quota_period_update(&p, 150 * MS, 30 * MS, &d);
+	g_assert_false(p.throttled);			/* 30 of 35 */
+	quota_period_update(&p, 200 * MS, 30 * MS, &d);
+	g_assert_cmpuint(d.nr_bursts, ==, 1);
+	g_assert_cmpuint(d.burst_time, ==, 10 * MS);
+	g_assert_cmpint(p.runtime, ==, 25 * MS);
+
+	/* A pass late by two periods or more: the next period starts then. */
+	quota_period_update(&p, 500 * MS, 30 * MS, &d);
+	g_assert_cmpuint(p.start, ==, 500 * MS);
+}
+
+/* ---- the enforcer on the fake facade ------------------------------------ */
+
+/* One hierarchy with cpu. */
+static void setup(struct env *e, struct quota_enforcer **qe)
+{
+	unsigned nr = 0;
+
+	while (cgfused_controllers[nr])
+		nr++;
+	memset(e, 0, sizeof(*e));
+	e->writer = INIT;
+	e->fk = fake_kf_new();
+	e->core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(e->fk));
+	e->root[0] = cg_root_new(e->core, &cgroup1_face, ctl_bit("cpu"), true);
+	e->top[0] = e->root[0]->top->id;
+	fake_kf_add_process(e->fk, INIT, 1);
+	fake_kf_add_process(e->fk, P100, 2);
+	fake_kf_add_process(e->fk, P200, 1);
+	*qe = quota_enforcer_new(e->core);
+	g_assert_nonnull(*qe);
+}
+
+static void teardown(struct env *e, struct quota_enforcer *qe)
+{
+	quota_release_all(qe, 0);
+	quota_enforcer_free(qe);
+	env_teardown(e);
+}
+
+/* The figure NAME of cpu.stat (or cpu.stat.local) of group g. */
+static uint64_t stat_of(struct env *e, uint64_t g, const char *file, const char *name)
+{
+	char *text = rd(e, g, file), *at = strstr(text, name);
+	uint64_t v;
+
+	g_assert_nonnull(at);
+	v = g_ascii_strtoull(at + strlen(name) + 1, NULL, 10);
+	g_free(text);
+	return v;
+}
+
+static void test_no_cpu(void)
+{
+	struct env e;
+	unsigned nr = 0;
+
+	while (cgfused_controllers[nr])
+		nr++;
+	memset(&e, 0, sizeof(e));
+	e.writer = INIT;
+	e.fk = fake_kf_new();
+	e.core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(e.fk));
+	e.root[0] = cg_root_new(e.core, &cgroup1_face, ctl_bit("cpuset"), true);
+	g_assert_null(quota_enforcer_new(e.core));
+	env_teardown(&e);
+}
+
+static void test_throttle_and_release(void)
+{
+	struct quota_enforcer *qe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &qe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "cgroup.procs", "100");
+	/* Nothing capped: nothing to do, no pass due. */
+	g_assert_cmpuint(quota_pass(qe, 0), ==, QUOTA_NO_PASS);
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	g_assert_cmpuint(quota_pass(qe, 0), ==, 10 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	/* Two threads ran 25 ms between them: over the quota, both stop. */
+	fake_kf_run(e.fk, 100, 15 * MS, 0, 0);
+	fake_kf_run(e.fk, 101, 10 * MS, 0, 1);
+	quota_pass(qe, 10 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_true(fake_kf_frozen(e.fk, 101));
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	g_assert_cmpuint(quota_stats(qe)->stopped, ==, 2);
+	g_assert_cmpuint(quota_stats(qe)->throttled, ==, 1);
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "nr_throttled"), ==, 1);
+	/* Still throttled mid-period: no new stop. */
+	quota_pass(qe, 50 * MS);
+	g_assert_cmpuint(fake_kf_calls(e.fk).trace_freeze, ==, 2);
+	/* The period ends: 5 ms of debt, 15 ms left, both run again. */
+	quota_pass(qe, 100 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_false(fake_kf_traced(e.fk, 101));
+	g_assert_cmpuint(fake_kf_calls(e.fk).trace_thaw, ==, 2);
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "nr_periods"), ==, 1);
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "throttled_time"), ==, 90 * MS);
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat.local", "throttled_time"), ==, 90 * MS);
+	/* 15 ms more: throttled again, at once. */
+	fake_kf_run(e.fk, 100, 15 * MS, 0, 0);
+	quota_pass(qe, 120 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "nr_throttled"), ==, 2);
+	/* The quota removed: both run at once, nothing more is counted. */
+	wr_ok(&e, g, "cpu.cfs_quota_us", "-1");
+	g_assert_cmpuint(quota_pass(qe, 130 * MS), ==, QUOTA_NO_PASS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_cmpuint(quota_stats(qe)->capped, ==, 0);
+	teardown(&e, qe);
+}
+
+/* A signal on its way when a thread stopped is given back when it runs. */
+static void test_signal_given_back(void)
+{
+	struct quota_enforcer *qe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &qe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "cgroup.procs", "200");
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	quota_pass(qe, 0);
+	fake_kf_send_signal(e.fk, P200, SIGUSR1);
+	fake_kf_run(e.fk, P200, 30 * MS, 0, 0);
+	quota_pass(qe, 30 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, P200));
+	quota_pass(qe, 200 * MS);	/* 10 ms of debt: runs again */
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	g_assert_cmpint(fake_kf_given_back(e.fk, P200), ==, SIGUSR1);
+	teardown(&e, qe);
+}
+
+/* A parent's quota holds its subgroups; a member moved out, a thread that
+ * cannot be traced and a thread that exits are dealt with. */
+static void test_hierarchy_and_members(void)
+{
+	struct quota_enforcer *qe;
+	struct env e;
+	uint64_t g, c;
+
+	setup(&e, &qe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	c = mkdir_ok(&e, g, "c");
+	wr_ok(&e, c, "cgroup.procs", "100");
+	wr_ok(&e, g, "cgroup.procs", "200");
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	/* A child's quota may not exceed its parent's: the kernel's EINVAL. */
+	g_assert_cmpint(wr(&e, c, "cpu.cfs_quota_us", "30000"), ==, -EINVAL);
+	wr_ok(&e, c, "cpu.cfs_quota_us", "10000");
+	fake_kf_set_debugged(e.fk, P200, true);
+	quota_pass(qe, 0);
+	/* The child over its own quota: only its threads stop. */
+	fake_kf_run(e.fk, 100, 12 * MS, 0, 0);
+	quota_pass(qe, 10 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_true(fake_kf_frozen(e.fk, 101));
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	g_assert_cmpuint(stat_of(&e, c, "cpu.stat", "nr_throttled"), ==, 1);
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "nr_throttled"), ==, 0);
+	/* The parent over its quota: its own thread is a debugger's, and is
+	 * counted as refused. */
+	fake_kf_run(e.fk, P200, 10 * MS, 0, 1);
+	quota_pass(qe, 20 * MS);
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "nr_throttled"), ==, 1);
+	g_assert_cmpuint(quota_stats(qe)->refused, ==, 1);
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	/* Moved out of the capped subtree: runs again at the next pass. */
+	wr_ok(&e, e.top[0], "tasks", "101");
+	quota_pass(qe, 30 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 101));
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	/* A stopped thread that exits is reaped and forgotten. */
+	fake_kf_exit(e.fk, 100);
+	quota_pass(qe, 40 * MS);
+	g_assert_cmpuint(quota_stats(qe)->stopped, ==, 0);
+	/* cpu.stat.local of the child: held by its own quota and its
+	 * parent's, from 10 ms to 40 ms; its cpu.stat counts its own. */
+	g_assert_cmpuint(stat_of(&e, c, "cpu.stat.local", "throttled_time"), ==, 30 * MS);
+	g_assert_cmpuint(stat_of(&e, c, "cpu.stat", "throttled_time"), ==, 30 * MS);
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "throttled_time"), ==, 20 * MS);
+	teardown(&e, qe);
+}
+
+/* A new period starts when the settings change; release_all resumes. */
+static void test_settings_and_release(void)
+{
+	struct quota_enforcer *qe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &qe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "cgroup.procs", "100");
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	quota_pass(qe, 0);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 0);
+	quota_pass(qe, 10 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	/* A larger quota: a new period with it, running again. */
+	wr_ok(&e, g, "cpu.cfs_quota_us", "50000");
+	quota_pass(qe, 20 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 60 * MS, 0, 0);
+	quota_pass(qe, 30 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	quota_release_all(qe, 0);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_cmpuint(quota_stats(qe)->stopped, ==, 0);
+	quota_enforcer_free(qe);
+	env_teardown(&e);
+}
+
+/* ---- cpu.idle ----------------------------------------------------------- */
+
+static void test_idle(void)
+{
+	struct quota_enforcer *qe;
+	struct idle_enforcer *ie;
+	struct env e;
+	uint64_t g, c;
+
+	setup(&e, &qe);
+	ie = idle_enforcer_new(e.core);
+	g_assert_nonnull(ie);
+	g = mkdir_ok(&e, e.top[0], "g");
+	c = mkdir_ok(&e, g, "c");
+	wr_ok(&e, c, "cgroup.procs", "100");
+	wr_ok(&e, g, "cgroup.procs", "200");
+	fake_kf_set_own_policy(e.fk, P200, SCHED_BATCH);	/* the user's choice */
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpuint(fake_kf_calls(e.fk).policy, ==, 0);
+	/* The parent idle: its subtree's SCHED_OTHER threads are idle. */
+	wr_ok(&e, g, "cpu.idle", "1");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_IDLE);
+	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_IDLE);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_BATCH);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 2);
+	/* A child forked by one inherits, and is ours; one that sets its
+	 * own policy meanwhile keeps it. */
+	fake_kf_fork(e.fk, 100, 300, 300);
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 300), ==, SCHED_IDLE);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 3);
+	/* Moved out: SCHED_OTHER again. */
+	wr_ok(&e, e.top[0], "tasks", "101");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_OTHER);
+	fake_kf_set_own_policy(e.fk, 300, SCHED_BATCH);
+	/* cpu.idle 0: all back, but the thread that chose its own. */
+	wr_ok(&e, g, "cpu.idle", "0");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 300), ==, SCHED_BATCH);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_BATCH);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 0);
+	/* A thread already idle by its own choice is not ours to give back. */
+	fake_kf_set_own_policy(e.fk, P200, SCHED_IDLE);
+	wr_ok(&e, g, "cpu.idle", "1");
+	idle_pass(ie);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 1);	/* 100 */
+	/* The daemon's stop gives back what it set. */
+	idle_release_all(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_IDLE);
+	idle_enforcer_free(ie);
+	teardown(&e, qe);
+}
+
+int main(int argc, char **argv)
+{
+	g_test_init(&argc, &argv, NULL);
+	g_test_add_func("/quota/period/throttle", test_period_throttle);
+	g_test_add_func("/quota/period/debt-and-burst", test_period_debt_and_burst);
+	g_test_add_func("/quota/no-cpu", test_no_cpu);
+	g_test_add_func("/quota/throttle-and-release", test_throttle_and_release);
+	g_test_add_func("/quota/signal-given-back", test_signal_given_back);
+	g_test_add_func("/quota/hierarchy-and-members", test_hierarchy_and_members);
+	g_test_add_func("/quota/settings-and-release", test_settings_and_release);
+	g_test_add_func("/quota/idle", test_idle);
+	return g_test_run();
+}
