@@ -117,6 +117,7 @@ struct walk {
 static int visit(struct css *css, void *data)
 {
 	struct walk *w = data;
+	const struct task *t;
 
 	if (!css->parent)
 		return 0;
@@ -125,8 +126,7 @@ static int visit(struct css *css, void *data)
 	g_hash_table_add(w->idle, css);
 	atomic_fetch_add(&w->ie->nr_idle, cpu_group_idle(css));
 	for (GList *l = css->cgroup->csets.head; l; l = l->next)
-		for (GList *m = ((struct css_set *)l->data)->tasks.head; m; m = m->next) {
-			const struct task *t = m->data;
+		css_set_for_each_task(t, (struct css_set *)l->data) {
 			struct idle_member mb = { t->tid, t->ident };
 
 			g_array_append_val(w->ie->want, mb);

@@ -184,6 +184,7 @@ static int visit(struct css *css, void *data)
 	struct walk *w = data;
 	struct quota_enforcer *qe = w->qe;
 	int inner;
+	const struct task *t;
 
 	if (!css->parent)
 		return 0;
@@ -200,8 +201,7 @@ static int visit(struct css *css, void *data)
 		return 0;
 	g_array_append_val(qe->held, ((struct held){ css->cgroup->id, inner }));
 	for (GList *l = css->cgroup->csets.head; l; l = l->next)
-		for (GList *m = ((struct css_set *)l->data)->tasks.head; m; m = m->next) {
-			const struct task *t = m->data;
+		css_set_for_each_task(t, (struct css_set *)l->data) {
 			struct member mb = { t->tid, t->ident, inner };
 
 			g_array_append_val(qe->members, mb);
