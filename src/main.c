@@ -106,7 +106,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 
 	(void)outargs;
 	if (key == KEY_V1) {
-		conf->v1_option = conf->v1_option ? conf->v1_option : "clone_children";
+		conf->v1_option = conf->v1_option ? conf->v1_option
+				  : strcmp(arg, "clone_children") ? "noclone_children" : "clone_children";
 		return 0;
 	}
 	/* v1's release agent is set in its file; as a mount option it is
