@@ -368,4 +368,16 @@ nr_dying_subsys_pids 0" ]
 	[ "$(cat "$MNT/a/cgroup.max.depth")" = 5 ]
 	[ "$(cat "$MNT/a/cgroup.procs")" = "$p" ]
 	[ "$(cat "$MNT/a/t/cgroup.threads")" = "$t" ]
+	# And after kill -9, from the log.
+	echo "-pids" >"$MNT/cgroup.subtree_control"
+	mkdir "$MNT/d/e"
+	mkdir "$MNT/a/t2"
+	echo threaded >"$MNT/a/t2/cgroup.type"
+	kill -KILL "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	cg_mount_v2 -o "state=$CG_TMP/v2.state"
+	[ "$(cat "$MNT/cgroup.subtree_control")" = "cpu" ]
+	[ -d "$MNT/d/e" ]
+	[ "$(cat "$MNT/a/t2/cgroup.type")" = "threaded" ]
+	[ "$(cat "$MNT/a/cgroup.procs")" = "$p" ]
 }

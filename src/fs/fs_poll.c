@@ -38,6 +38,8 @@ static void on_populated(void *data, struct cgroup *cgrp, bool populated)
 
 	(void)data;
 	(void)populated;
+	if (!cgrp->root->dfl)
+		return;		/* v1 has no cgroup.events */
 	g_mutex_lock(&lock);
 	files = g_hash_table_lookup(waiting, &cgrp->id);
 	for (guint i = 0; files && i < files->len; i++) {
@@ -166,6 +168,8 @@ unsigned fs_poll_poll(struct cg_core *core, struct fs_poll_file *pf,
 
 void fs_poll_release(struct fs_poll_file *pf)
 {
+	if (!pf->events)
+		return;		/* never waited on: no lock taken per close */
 	g_mutex_lock(&lock);
 	if (pf->ph) {
 		forget(pf);
