@@ -21,6 +21,7 @@
 #include "log.h"
 #include "ctl/ctl.h"
 #include "fs/fs.h"
+#include "fs/fs_poll.h"
 #include "malloc_setup.h"
 #include "fs/mountpoint.h"
 #include "state/state.h"
@@ -34,12 +35,16 @@
 #include "core/task_watch.h"
 #include "v1/face.h"
 #include "v1/release_agent.h"
+#include "v2/face.h"
 
 #define DEFAULT_CONTROLLERS "cpu,cpuacct,cpuset,freezer"
 
 struct cgfused_config {
 	GString *controllers;	/* as given: "cpu,cpuacct:cpuset" */
 	int clone_children;
+	int unified;		/* -o unified: one v2 hierarchy */
+	/* v1's own options, given: refused with -o unified. */
+	const char *v1_option;
 	int default_permissions;
 	char *mountpoint;	/* the last non-option argument */
 	char *source;		/* mount.fuse3's first one, when there are two */
@@ -51,9 +56,15 @@ struct cgfused_config {
 	int help;
 };
 
+/* opt_proc's key for a v1 option that a template also sets. */
+#define KEY_V1 100
+
 static const struct fuse_opt cgfused_opts[] = {
 	{ "clone_children", offsetof(struct cgfused_config, clone_children), 1 },
 	{ "noclone_children", offsetof(struct cgfused_config, clone_children), 0 },
+	FUSE_OPT_KEY("clone_children", KEY_V1),
+	FUSE_OPT_KEY("noclone_children", KEY_V1),
+	{ "unified", offsetof(struct cgfused_config, unified), 1 },
 	{ "default_permissions", offsetof(struct cgfused_config, default_permissions), 1 },
 	{ "nodefault_permissions", offsetof(struct cgfused_config, default_permissions), 0 },
 	{ "state=%s", offsetof(struct cgfused_config, state), 0 },
@@ -96,8 +107,18 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	struct cgfused_config *conf = data;
 
 	(void)outargs;
+	if (key == KEY_V1) {
+		conf->v1_option = conf->v1_option ? conf->v1_option
+				  : strcmp(arg, "clone_children") ? "noclone_children" : "clone_children";
+		return 0;
+	}
+	/* v1's release agent is set in its file; as a mount option it is
+	 * libfuse's to refuse, but for -o unified, which says why. */
+	if (key == FUSE_OPT_KEY_OPT && g_str_has_prefix(arg, "release_agent="))
+		conf->v1_option = conf->v1_option ? conf->v1_option : "release_agent";
 	if (key == FUSE_OPT_KEY_OPT && g_str_has_prefix(arg, "controllers=")) {
 		g_string_assign(conf->controllers, arg + strlen("controllers="));
+		conf->v1_option = conf->v1_option ? conf->v1_option : "controllers";
 		return 0;
 	}
 	if (key == FUSE_OPT_KEY_OPT && conf->controllers->len && is_controller_list(arg)) {
@@ -129,6 +150,8 @@ static void usage(const char *prog)
 	       "    -o controllers=LIST    controllers of the hierarchy (default %s);\n"
 	       "                           ':' separates hierarchies, each mounted in a\n"
 	       "                           subdirectory named after its controllers\n"
+	       "    -o unified             one cgroup v2 hierarchy (the default hierarchy's\n"
+	       "                           files and rules) instead of v1's\n"
 	       "    -o clone_children      new groups start with their parent's cpuset (default)\n"
 	       "    -o noclone_children    new groups start with an empty cpuset\n"
 	       "    -o default_permissions the kernel checks modes too (default)\n"
@@ -189,6 +212,19 @@ fail:
 		return NULL;
 	}
 	g_strfreev(hier);
+	return masks;
+}
+
+/* -o unified: one hierarchy, every controller that v2 has. */
+static GArray *unified_mask(void)
+{
+	GArray *masks = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	unsigned mask = 0;
+
+	for (unsigned i = 0; cgfused_controllers[i]; i++)
+		if (!cgfused_controllers[i]->legacy_only)
+			mask |= 1u << i;
+	g_array_append_val(masks, mask);
 	return masks;
 }
 
@@ -277,7 +313,7 @@ static struct cg_core *core_build(struct kfacade *kf, GArray *masks,
 	core->max_depth = conf->max_depth;
 	core->max_descendants = conf->max_descendants;
 	for (guint i = 0; i < masks->len; i++) {
-		struct cg_root *root = cg_root_new(core, &cgroup1_face,
+		struct cg_root *root = cg_root_new(core, conf->unified ? &cgroup2_face : &cgroup1_face,
 						   g_array_index(masks, unsigned, i),
 						   conf->clone_children);
 
@@ -343,6 +379,7 @@ int main(int argc, char *argv[])
 	struct quota_thread *quota_thread;
 	struct allocator *alloc = NULL;
 	struct release_agent *agent = NULL;
+	struct fs_poll *poll = NULL;
 	struct cg_state *state = NULL;
 	char *state_path = NULL;
 	const char *controllers;
@@ -389,8 +426,15 @@ int main(int argc, char *argv[])
 		fprintf(stderr, "cgfused: no mount point given (try %s --help)\n", argv[0]);
 		goto out;
 	}
-	controllers = conf.controllers->len ? conf.controllers->str : DEFAULT_CONTROLLERS;
-	masks = parse_hierarchies(controllers);
+	if (conf.unified && conf.v1_option) {
+		fprintf(stderr, "cgfused: %s is a cgroup v1 option: -o unified mounts the v2 "
+			"hierarchy, with every controller available at its root "
+			"(cgroup.subtree_control enables them)\n", conf.v1_option);
+		goto out;
+	}
+	controllers = conf.unified ? "unified" : conf.controllers->len ? conf.controllers->str
+								       : DEFAULT_CONTROLLERS;
+	masks = conf.unified ? unified_mask() : parse_hierarchies(controllers);
 	if (!masks)
 		goto out;
 
@@ -441,6 +485,7 @@ int main(int argc, char *argv[])
 	conf_daemon_start(config, fs_notify_changed, &mount);
 	watch = task_watch_start(core);
 	release_agent_start(agent);
+	poll = fs_poll_start(core);
 	alloc_thread = alloc_thread_start(alloc);
 	freezer_thread = freezer_thread_start(freezer);
 	quota_thread = quota_thread_start(quota, idle);
@@ -468,6 +513,7 @@ out:
 		state_free(state);
 	if (se)
 		fuse_session_destroy(se);
+	fs_poll_stop(poll);	/* after the session: no poll request comes */
 	if (core) {
 		alloc_free(alloc);	/* not freed above when the start failed */
 		freezer_enforcer_free(freezer);

@@ -29,6 +29,7 @@ export CG_PYTHON=${CG_PYTHON:-$(python3 -c 'import sys; print(sys.executable)')}
 # What python's os.strerror() (= the C library's) prints after each name.
 E_2BIG='E2BIG Argument list too long'
 E_ACCES='EACCES Permission denied'
+E_AGAIN='EAGAIN Resource temporarily unavailable'
 E_BUSY='EBUSY Device or resource busy'
 E_EXIST='EEXIST File exists'
 E_INVAL='EINVAL Invalid argument'
@@ -37,6 +38,7 @@ E_NODEV='ENODEV No such device'
 E_NOENT='ENOENT No such file or directory'
 E_NOSPC='ENOSPC No space left on device'
 E_NOTDIR='ENOTDIR Not a directory'
+E_OPNOTSUPP='ENOTSUP Operation not supported'	# python names EOPNOTSUPP so
 E_OVERFLOW='EOVERFLOW Value too large for defined data type'
 E_PERM='EPERM Operation not permitted'
 E_RANGE='ERANGE Numerical result out of range'
@@ -380,3 +382,9 @@ EOF
 	fi
 }
 
+
+# cg_mount_v2 [cgfused options...]: cg_mount of the v2 hierarchy
+# (-o unified) on $MNT.
+cg_mount_v2() {
+	cg_mount -o unified "$@"
+}

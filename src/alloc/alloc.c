@@ -1358,6 +1358,11 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 	struct allocator *a = data;
 	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
 
+	if (f->cft->flags & CFTYPE_CSS_MAP) {
+		sched_view_mark_all(&a->view);
+		alloc_kick(a);
+		return;
+	}
 	if (f->ssid < 0 || (f->ssid != a->weight_ssid && f->ssid != a->cpus_ssid))
 		return;
 	sched_view_mark_group(&a->view, cgrp);

@@ -212,8 +212,9 @@ static void move_task(struct cg_core *core, struct task *t, struct cgroup *dst,
 	put_css_set(core, cset);
 }
 
-/* Whether every controller of dst's hierarchy takes n tasks in, and then
- * every subscriber. */
+/* Whether every controller of dst's hierarchy takes n tasks in (the css
+ * that will govern them: on v2, maybe an ancestor's), and then every
+ * subscriber. */
 static int can_attach(struct cgroup *dst, unsigned n)
 {
 	struct cg_core *core = dst->root->core;
@@ -223,7 +224,7 @@ static int can_attach(struct cgroup *dst, unsigned n)
 		const struct cgroup_subsys *ss = core->subsys[i];
 
 		if ((dst->root->subsys_mask & (1u << i)) && ss->can_attach)
-			ret = ss->can_attach(dst->subsys[i]);
+			ret = ss->can_attach(cgroup_e_css(dst, (int)i));
 	}
 	if (ret == 0)
 		ret = cg_notify_prepare(core, &(struct cg_change){

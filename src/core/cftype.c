@@ -85,6 +85,30 @@ int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out)
 	return 0;
 }
 
+int cgroup_file_show_setting(struct cgroup *cgrp, unsigned file, GString *out)
+{
+	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
+
+	if (f->cft->save_show)
+		return f->cft->save_show(file_css(cgrp, f), f->cft, out);
+	return cgroup_file_show(cgrp, file, out);
+}
+
+int cg_file_events(struct cg_core *core, uint64_t cgrp_id, unsigned file, unsigned *seq)
+{
+	struct cgroup *cgrp;
+	const struct cg_file *f;
+	unsigned slot = cg_read_lock(&core->lock);
+	int ret = resolve(core, cgrp_id, file, &cgrp, &f);
+
+	if (ret == 0 && !(f->cft->flags & CFTYPE_EVENTS))
+		ret = -ENOENT;
+	if (ret == 0)
+		*seq = cgrp->events_seq;
+	cg_read_unlock(&core->lock, slot);
+	return ret;
+}
+
 /* The file, if cgrp_id's hierarchy has it, with no lock: hierarchies and
  * their files never change once the daemon serves them. */
 static const struct cg_file *served_file(struct cg_core *core, uint64_t cgrp_id, unsigned file)
@@ -96,6 +120,13 @@ static const struct cg_file *served_file(struct cg_core *core, uint64_t cgrp_id,
 		return NULL;
 	root = g_ptr_array_index(core->roots, index);
 	return file < root->files->len ? g_ptr_array_index(root->files, file) : NULL;
+}
+
+unsigned cg_file_flags(struct cg_core *core, uint64_t cgrp_id, unsigned file)
+{
+	const struct cg_file *f = served_file(core, cgrp_id, file);
+
+	return f ? f->cft->flags : 0;
 }
 
 /* Whether the file shows its subtree's thread figures, which are then

@@ -35,6 +35,12 @@ enum {
 	 * lock, which the show takes itself: the root's task listings read
 	 * /proc first, outside it (cgroup_list_tasks()). */
 	CFTYPE_TOP_UNLOCKED = 1u << 5,
+	/* A write may change which groups have a controller's css (v2's
+	 * cgroup.subtree_control): whoever follows them looks again. */
+	CFTYPE_CSS_MAP = 1u << 6,
+	/* poll() reports a change of it (kernfs_notify(), v2's
+	 * cgroup.events): see cg_file_events(). */
+	CFTYPE_EVENTS = 1u << 7,
 };
 
 /* What a handler gets besides the css: the file and who writes (the
@@ -67,6 +73,10 @@ struct cftype {
 	 * still holds; free_prep frees it once the lock is let go. */
 	void *(*prepare)(struct cg_core *core, const char *buf, const struct cg_cred *cred);
 	void (*free_prep)(void *prep);
+	/* Optional: what the state saves of the setting, when what the file
+	 * shows is not what writing it back takes (cgroup.subtree_control
+	 * shows "cpu" but takes "+cpu"); compared with a new group's. */
+	int (*save_show)(struct css *css, const struct cftype *cft, GString *out);
 	/* The longest write taken (cft->max_write_len, which kernfs checks
 	 * before anything else), asked once per hierarchy; NULL: a page. */
 	size_t (*max_write_len)(struct kfacade *kf);

@@ -66,6 +66,8 @@ static struct cgroup *cgroup_alloc(struct cg_root *root, struct cgroup *parent, 
 	cgrp->self.refcnt = 1;
 	if (parent)
 		css_get(&parent->self);
+	cgrp->dom_cgrp = cgrp;
+	cgrp->max_depth = cgrp->max_descendants = UINT_MAX;
 	if (parent && root->face->mkdir)
 		root->face->mkdir(cgrp);
 	cgrp->parent_nr_writes = parent ? parent->nr_writes : 0;
@@ -106,6 +108,8 @@ static struct cgroup *cgroup_create(struct cg_root *root, struct cgroup *parent,
 	cgrp->id = (core->next_seq++ << CG_ID_ROOT_BITS) | root->index;
 	g_hash_table_insert(core->cgroups, &cgrp->id, cgrp);
 	root->nr_cgroups++;
+	for (struct cgroup *p = parent; p; p = p->parent)
+		p->nr_descendants++;
 	return cgrp;
 }
 
@@ -136,6 +140,10 @@ static void cgroup_destroy(struct cgroup *cgrp)
 	if (cgrp->parent)
 		g_hash_table_remove(cgrp->parent->children, cgrp->name);
 	cgrp->root->nr_cgroups--;
+	for (struct cgroup *p = cgrp->parent; p; p = p->parent)
+		p->nr_descendants--;
+	if (cgrp->parent && cgrp->dom_cgrp != cgrp)
+		cgrp->parent->nr_threaded_children--;
 	cgroup_release(cgrp);
 }
 
@@ -242,6 +250,7 @@ struct cg_root *cg_root_new(struct cg_core *core, const struct cg_face *face,
 	g_assert(subsys_mask != 0);
 	root->core = core;
 	root->face = face;
+	root->dfl = face->dfl;
 	root->index = core->roots->len;
 	root->subsys_mask = subsys_mask;
 	root->files = g_ptr_array_new();
@@ -256,6 +265,10 @@ struct cg_root *cg_root_new(struct cg_core *core, const struct cg_face *face,
 		g_string_append_printf(name, "%s%s", name->len ? "," : "", ss->name);
 		add_files(root, face->dfl ? ss->dfl_files : ss->legacy_files, ss, (int)i);
 	}
+	/* One v2 hierarchy has every controller: named as the kernel's mount
+	 * option says, never like a v1 one in a saved state. */
+	if (face->dfl)
+		g_string_assign(name, "unified");
 	root->name = g_string_free(name, FALSE);
 	cg_write_lock(&core->lock);
 	root->top = cgroup_create(root, NULL, "", 0555, &(struct cg_cred){ 0 });
@@ -351,7 +364,44 @@ bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f)
 		return false;
 	if ((f->cft->flags & CFTYPE_NOT_ON_ROOT) && !cgrp->parent)
 		return false;
+	/* v2: a controller's files where it has its css. */
+	if (cgrp->root->dfl && f->ssid >= 0 && !cgroup_css_enabled(cgrp, f->ssid))
+		return false;
 	return true;
+}
+
+bool cgroup_css_enabled(const struct cgroup *cgrp, int ssid)
+{
+	if (!cgrp->parent)
+		return (cgrp->root->subsys_mask & (1u << ssid)) != 0;
+	return (cgrp->parent->subtree_control & (1u << ssid)) != 0;
+}
+
+void cgroup_charge_cputime(struct cg_core *core, const struct css_set *cset,
+			   const struct task_cputime *d)
+{
+	for (guint r = 0; r < core->roots->len; r++) {
+		const struct cg_root *root = g_ptr_array_index(core->roots, r);
+
+		if (!root->dfl)
+			continue;
+		for (struct cgroup *c = css_set_cgroup(cset, root); c->parent; c = c->parent) {
+			c->usage_ns += d->run_ns;
+			c->utime += d->utime;
+			c->stime += d->stime;
+		}
+	}
+}
+
+bool cgroup_kill_pending(struct cg_core *core, const struct css_set *cset)
+{
+	for (guint r = 0; r < core->roots->len; r++) {
+		const struct cg_root *root = g_ptr_array_index(core->roots, r);
+
+		if (root->dfl && cgroup_flag(css_set_cgroup(cset, root), CGRP_KILL))
+			return true;
+	}
+	return false;
 }
 
 const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,
@@ -405,6 +455,11 @@ void cgroup_update_populated(struct cgroup *cgrp, bool populated)
 			cgrp->nr_populated_children += adj;
 		if (was_populated == cgroup_is_populated(cgrp))
 			break;
+		if (cgrp->root->dfl) {
+			cgrp->events_seq++;	/* cgroup.events: populated */
+			if (!populated)		/* killed, every one of them */
+				cgroup_set_flag(cgrp, CGRP_KILL, false);
+		}
 		cg_notify(core, populated, cgrp, !was_populated);
 		child = cgrp;
 		cgrp = cgrp->parent;
@@ -450,9 +505,14 @@ static int check_limits(const struct cgroup *parent)
 {
 	unsigned depth = 1;
 
-	for (const struct cgroup *c = parent; c->parent; c = c->parent)
+	/* v2: every ancestor's own cgroup.max.* too (always max on v1). */
+	for (const struct cgroup *c = parent; c; c = c->parent) {
+		if (c->nr_descendants >= c->max_descendants || depth > c->max_depth)
+			return -EAGAIN;
 		depth++;
-	if (depth > parent->root->core->max_depth ||
+	}
+	/* depth - 1: the new group's level below the top */
+	if (depth - 1 > parent->root->core->max_depth ||
 	    parent->root->nr_cgroups - 1 >= parent->root->core->max_descendants)
 		return -EAGAIN;
 	return 0;

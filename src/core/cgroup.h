@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <stdatomic.h>
+
 #include "core/cftype.h"
 #include "core/core_lock.h"
 #include "core/iattr.h"
@@ -86,12 +88,25 @@ struct cgroup_subsys {
 	 * cannot fail a fork: the core marks the child dying before it joins
 	 * (migrate) and kills it once it lets the lock go. */
 	int (*can_fork)(struct css *css);
+	/* Not on the default hierarchy (v2): a v1-only controller, as the
+	 * kernel's cpuacct and v1 freezer (cgrp_dfl_inhibit_ss_mask). */
+	bool legacy_only;
+	/* Works inside a threaded subtree (the kernel's ss->threaded): the
+	 * others are domain controllers, which the no-internal-process rule
+	 * and threaded mode concern. */
+	bool threaded;
+	/* v2's cpu.stat: the lines after the core's usage ones, while the
+	 * controller is enabled in the group (the kernel's cpu_extra_stat_show). */
+	void (*extra_stat_show)(struct css *css, GString *out);
 };
 
 /* Bits of cgroup->flags, as in the kernel. */
 enum {
 	CGRP_NOTIFY_ON_RELEASE = 1u << 0,
 	CGRP_CPUSET_CLONE_CHILDREN = 1u << 1,
+	/* v2: cgroup.kill was written; a child forked there is killed too,
+	 * until the group is empty or a task is moved in. */
+	CGRP_KILL = 1u << 2,
 };
 
 /* One control file of a hierarchy: a cftype and the controller it belongs to
@@ -109,6 +124,7 @@ struct cg_file {
 struct cg_root {
 	struct cg_core *core;
 	const struct cg_face *face;	/* its files and rules (core/face.h) */
+	bool dfl;			/* face->dfl: the default hierarchy (v2) */
 	unsigned index;			/* position in core->roots */
 	unsigned subsys_mask;		/* bit i: core->subsys[i] is bound here */
 	char *name;			/* "cpu,cpuacct,cpuset" */
@@ -143,6 +159,21 @@ struct cgroup {
 	 * has the settings it was made with (the state's snapshot saves only
 	 * what differs from those, src/state/state.c). */
 	uint64_t nr_writes, parent_nr_writes;
+	/* v2 (the default hierarchy): the controllers enabled for the
+	 * children (bits of core->subsys, cgroup.subtree_control); the
+	 * domain this group's threads belong to (itself, unless threaded);
+	 * its threaded children; its own cgroup.max.depth and
+	 * cgroup.max.descendants (UINT_MAX: max) and the groups below it. */
+	unsigned subtree_control;
+	struct cgroup *dom_cgrp;
+	unsigned nr_threaded_children;
+	unsigned max_depth, max_descendants, nr_descendants;
+	/* cgroup.events changed (populated, frozen) this many times: poll()
+	 * reports a change against what an open file last read. */
+	_Atomic unsigned events_seq;
+	/* CPU time of its threads and its descendants' (v2's cpu.stat):
+	 * run time in ns, user and system time in USER_HZ ticks. */
+	uint64_t usage_ns, utime, stime;
 	struct css self;		/* the cgroup's own css, for core files */
 	struct css *subsys[CG_MAX_SUBSYS];
 };
@@ -292,6 +323,15 @@ int cg_file_read(struct cg_core *core, uint64_t cgrp_id, unsigned file, GString 
 /* The same, called read-locked, for a file the cgroup has: show
  * functions (read_u64, read_s64, seq_show) only read. */
 int cgroup_file_show(struct cgroup *cgrp, unsigned file, GString *out);
+/* The same as the state saves it (cft->save_show, else as shown). */
+int cgroup_file_show_setting(struct cgroup *cgrp, unsigned file, GString *out);
+/* The cftype's CFTYPE_ flags of a file of cgrp_id's hierarchy (0: no
+ * such file), with no lock: hierarchies never change once served. */
+unsigned cg_file_flags(struct cg_core *core, uint64_t cgrp_id, unsigned file);
+/* For poll(): how many times the file's content changed by itself
+ * (CFTYPE_EVENTS: cgroup.events), or -errno (-ENODEV once the group is
+ * gone, -ENOENT for a file that never changes so). */
+int cg_file_events(struct cg_core *core, uint64_t cgrp_id, unsigned file, unsigned *seq);
 ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 		      const char *buf, size_t len, const struct cg_cred *cred);
 
@@ -305,6 +345,29 @@ void cgroup_probe_free(struct cgroup *probe);
 /* Called locked: whether every child made under cgrp starts as the probe
  * does, whatever order its siblings are made in (children_alike). */
 bool cgroup_children_alike(struct cgroup *cgrp);
+
+/* Called locked (read side enough), for the default hierarchy (v2):
+ * whether cgrp has controller ssid's css in the kernel's sense (its
+ * parent's subtree_control enables it; a root has all its own), and the
+ * css its tasks are governed by: its own, or the nearest ancestor's that
+ * has one (the kernel's cgroup_e_css()). On v1 every group has every css
+ * of its hierarchy. */
+bool cgroup_css_enabled(const struct cgroup *cgrp, int ssid);
+static inline struct css *cgroup_e_css(struct cgroup *cgrp, int ssid)
+{
+	if (cgrp->root->dfl)
+		while (cgrp->parent && !(cgrp->parent->subtree_control & (1u << ssid)))
+			cgrp = cgrp->parent;
+	return cgrp->subsys[ssid];
+}
+
+/* Called locked: a thread of cset ran for d; the groups of the default
+ * hierarchy it is in count it with their ancestors' (v2's cpu.stat). */
+void cgroup_charge_cputime(struct cg_core *core, const struct css_set *cset,
+			   const struct task_cputime *d);
+/* Called locked: whether a child forked by a member of cset is to be
+ * killed (its group of the default hierarchy is being killed, CGRP_KILL). */
+bool cgroup_kill_pending(struct cg_core *core, const struct css_set *cset);
 
 /* Called locked: a css's reference counting. */
 void css_get(struct css *css);

@@ -33,6 +33,13 @@ void sched_view_mark_group(struct sched_view *v, const struct cgroup *cgrp)
 		g_hash_table_add(v->dirty_groups, g_memdup2(&cgrp->id, sizeof(cgrp->id)));
 }
 
+void sched_view_mark_all(struct sched_view *v)
+{
+	v->dirty_all = true;
+	g_hash_table_remove_all(v->dirty_groups);
+	g_hash_table_remove_all(v->dirty_tasks);
+}
+
 void sched_view_mark_task(struct sched_view *v, const struct task *t)
 {
 	if (!v->dirty_all)
@@ -58,23 +65,37 @@ struct take {
 	struct sched_view *v;
 };
 
+/* v2: a group without the controller's css is none of the owner's: its
+ * tasks count in the nearest ancestor's that has one (cgroup_e_css()). */
+static bool has_css(const struct cgroup *cgrp, int ssid)
+{
+	return !cgrp->root->dfl || cgroup_css_enabled(cgrp, ssid);
+}
+
 static void copy_group(struct take *tk, struct cgroup *cgrp)
 {
 	struct css *css = cgrp->subsys[tk->weight_ssid];
-	struct sched_group g = {
-		.id = cgrp->id,
-		.parent = cgrp->parent == tk->weight_root->top ? 0 : cgrp->parent->id,
-		.shares = (double)css->ss->weight(css),
-	};
+	struct cgroup *parent;
+	struct sched_group g = { .id = cgrp->id, .gone = true };
 
+	if (has_css(cgrp, tk->weight_ssid)) {
+		parent = cgroup_e_css(cgrp->parent, tk->weight_ssid)->cgroup;
+		g = (struct sched_group){
+			.id = cgrp->id,
+			.parent = parent == tk->weight_root->top ? 0 : parent->id,
+			.shares = (double)css->ss->weight(css),
+		};
+	}
 	g_array_append_val(tk->v->groups, g);
 }
 
 static void copy_cpuset(struct take *tk, struct cgroup *cgrp)
 {
 	struct css *css = cgrp->subsys[tk->cpus_ssid];
-	struct sched_cpuset cs = { .id = cgrp->id, .cpus = *css->ss->cpus(css) };
+	struct sched_cpuset cs = { .id = cgrp->id, .gone = true };
 
+	if (has_css(cgrp, tk->cpus_ssid))
+		cs = (struct sched_cpuset){ .id = cgrp->id, .cpus = *css->ss->cpus(css) };
 	g_array_append_val(tk->v->cpusets, cs);
 }
 
@@ -113,7 +134,7 @@ static uint64_t group_of(const struct task *t, int ssid, const struct cg_root *r
 
 	if (!root)
 		return 0;
-	cgrp = t->cset->subsys[ssid]->cgroup;
+	cgrp = cgroup_e_css(t->cset->subsys[ssid]->cgroup, ssid)->cgroup;
 	return cgrp == root->top ? 0 : cgrp->id;
 }
 

@@ -72,6 +72,9 @@ void sched_view_clear(struct sched_view *v);
  * it is gone. */
 void sched_view_mark_group(struct sched_view *v, const struct cgroup *cgrp);
 void sched_view_mark_task(struct sched_view *v, const struct task *t);
+/* Everything: which groups have a controller changed (v2's
+ * cgroup.subtree_control), and so every task's group may have. */
+void sched_view_mark_all(struct sched_view *v);
 
 /* Takes the core lock, takes in the kernel's reports (whose events mark
  * more), and copies what was marked into v's arrays (emptied first);

@@ -160,6 +160,7 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 			if (core->subsys[i]->charge && css && css->parent)
 				core->subsys[i]->charge(css, &d);
 		}
+		cgroup_charge_cputime(core, t->cset, &d);
 	}
 	t->charged.run_ns = now->run_ns;
 	t->charged_cpu = (int16_t)d.cpu;
@@ -228,6 +229,14 @@ static void task_kill(void *data)
 	g_free(k);
 }
 
+void task_kill_later(struct cg_core *core, const struct task *t)
+{
+	struct task_kill *k = g_new(struct task_kill, 1);
+
+	*k = (struct task_kill){ core->kf, t->tid, t->ident };
+	cg_write_defer(&core->lock, task_kill, k);
+}
+
 /* A child joins its parent's groups. All it ever ran was in them; it was
  * born with its parent's nice and affinity, and leaves with what the parent
  * would. born_ns: when it started, if known (it has been a member since).
@@ -245,14 +254,11 @@ static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uin
 	if (core->kf->ops->task_open(core->kf, tid, &ident) < 0)
 		return;
 	child = task_new(core, tid, &ident, UINT64_MAX, &none);
-	child->dying = parent->dying || (forked && !task_can_fork(core, parent->cset));
+	child->dying = parent->dying || (forked && !task_can_fork(core, parent->cset)) ||
+		       cgroup_kill_pending(core, parent->cset);
 	task_set_css_set(core, child, parent->cset);
-	if (child->dying) {
-		struct task_kill *k = g_new(struct task_kill, 1);
-
-		*k = (struct task_kill){ core->kf, child->tid, child->ident };
-		cg_write_defer(&core->lock, task_kill, k);
-	}
+	if (child->dying)
+		task_kill_later(core, child);
 	if (born_ns)
 		child->joined_ns = born_ns;
 	cg_notify(core, fork, parent, child);

@@ -72,6 +72,9 @@ bool task_account(struct cg_core *core, struct task *t);
  * are read). */
 void task_account_subtree(struct cgroup *cgrp);
 
+/* SIGKILL to the thread once the core lock is let go (cg_write_defer),
+ * if it is still the thread t is. */
+void task_kill_later(struct cg_core *core, const struct task *t);
 /* Moves a task into cset (referenced by the caller, who keeps its ref). */
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset);
 

@@ -751,6 +751,7 @@ static const struct cftype cpu_dfl_files[] = {
 
 const struct cgroup_subsys cpu_cgrp_subsys = {
 	.name = "cpu",
+	.threaded = true,
 	.css_alloc = cpu_css_alloc,
 	.css_free = cpu_css_free,
 	.legacy_files = cpu_legacy_files,

@@ -243,6 +243,7 @@ static const struct cftype cpuacct_files[] = {
 
 const struct cgroup_subsys cpuacct_cgrp_subsys = {
 	.name = "cpuacct",
+	.legacy_only = true,
 	.css_alloc = cpuacct_css_alloc,
 	.css_online = cpuacct_css_online,
 	.css_free = cpuacct_css_free,

@@ -678,6 +678,7 @@ static const struct cftype cpuset_dfl_files[] = {
 
 const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.name = "cpuset",
+	.threaded = true,
 	.css_alloc = cpuset_css_alloc,
 	.css_online = cpuset_css_online,
 	.css_free = cpuset_css_free,

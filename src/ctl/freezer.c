@@ -240,6 +240,7 @@ static const struct cftype freezer_files[] = {
 
 const struct cgroup_subsys freezer_cgrp_subsys = {
 	.name = "freezer",
+	.legacy_only = true,
 	.css_alloc = freezer_css_alloc,
 	.css_online = freezer_css_online,
 	.css_free = freezer_css_free,

@@ -184,6 +184,7 @@ static const struct cftype pids_files[] = {
 
 const struct cgroup_subsys pids_cgrp_subsys = {
 	.name = "pids",
+	.threaded = true,
 	.css_alloc = pids_css_alloc,
 	.css_free = pids_css_free,
 	.legacy_files = pids_files_legacy,

@@ -19,6 +19,7 @@
 
 #include "core/cgroup.h"
 #include "core/cgroup_lookup.h"
+#include "fs/fs_poll.h"
 
 #define FS_SLOT_BITS 7
 #define FS_TOP_INO FUSE_ROOT_ID
@@ -38,6 +39,7 @@ struct open_file {
 	gid_t gid;
 	GMutex lock;
 	GString *snapshot;
+	struct fs_poll_file poll;
 };
 
 struct dir_entry {
@@ -515,6 +517,9 @@ static void cgfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	of->uid = cred.uid;
 	of->gid = cred.gid;
 	g_mutex_init(&of->lock);
+	of->poll = (struct fs_poll_file){ .cgrp_id = id, .file = file,
+		.events = (cg_file_flags(core, id, file) & CFTYPE_EVENTS) != 0 };
+	fs_poll_seen(core, &of->poll);
 	fi->fh = (uintptr_t)of;
 	/* Size 0 but content: bypass the page cache. No FLUSH round trip. */
 	fi->direct_io = 1;
@@ -538,6 +543,7 @@ static void cgfs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	if (off == 0 || !of->snapshot) {
 		GString *fresh = g_string_new(NULL);
 
+		fs_poll_seen(req_core(req), &of->poll);	/* what is read is at least as new */
 		err = -cg_file_read(req_core(req), of->cgrp_id, of->file, fresh);
 		if (err) {
 			g_string_free(fresh, TRUE);
@@ -584,11 +590,21 @@ static void cgfs_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *
 	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
 
 	(void)ino;
+	fs_poll_release(&of->poll);
 	if (of->snapshot)
 		g_string_free(of->snapshot, TRUE);
 	g_mutex_clear(&of->lock);
 	g_free(of);
 	fuse_reply_err(req, 0);
+}
+
+static void cgfs_poll(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi,
+		      struct fuse_pollhandle *ph)
+{
+	struct open_file *of = (struct open_file *)(uintptr_t)fi->fh;
+
+	(void)ino;
+	fuse_reply_poll(req, fs_poll_poll(req_core(req), &of->poll, ph));
 }
 
 /* A directory's listing while opendir makes it; single: as for ref_ino(). */
@@ -730,6 +746,7 @@ const struct fuse_lowlevel_ops cgfs_ops = {
 	.read = cgfs_read,
 	.write = cgfs_write,
 	.release = cgfs_release,
+	.poll = cgfs_poll,
 	.opendir = cgfs_opendir,
 	.readdir = cgfs_readdir,
 	.releasedir = cgfs_releasedir,

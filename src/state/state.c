@@ -259,7 +259,7 @@ static bool show_setting(struct cgroup *cgrp, unsigned i, GString *val)
 {
 	g_string_truncate(val, 0);
 	return file_is_setting(cgrp, g_ptr_array_index(cgrp->root->files, i)) &&
-	       cgroup_file_show(cgrp, i, val) == 0;
+	       cgroup_file_show_setting(cgrp, i, val) == 0;
 }
 
 /* What a group made now under parent starts with, by file index (NULL

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The v2 face's base files (kernel/cgroup/cgroup.c cgroup_base_files):
+ * the table, and the files with no rule of their own. */
+#include "v2/base_files.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/kparse.h"
+#include "v2/v2.h"
+
+#define NSEC_PER_USEC UINT64_C(1000)
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
+static int events_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)cft;
+	/* Nothing freezes here (cgroup.freeze refuses): frozen is 0. */
+	g_string_append_printf(out, "populated %d\nfrozen 0\n", cgroup_is_populated(css->cgroup));
+	return 0;
+}
+
+/* cgroup.max.descendants and cgroup.max.depth: a number, or max (INT_MAX). */
+static unsigned *limit(struct css *css, const struct cftype *cft)
+{
+	return cft->private ? &css->cgroup->max_depth : &css->cgroup->max_descendants;
+}
+
+static int limit_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	unsigned v = *limit(css, cft);
+
+	if (v >= INT_MAX)
+		g_string_append(out, "max\n");
+	else
+		g_string_append_printf(out, "%u\n", v);
+	return 0;
+}
+
+static int limit_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	char *s = kstrstrip(buf);
+	int v = INT_MAX, ret;
+
+	(void)nbytes;
+	if (strcmp(s, "max") != 0 && (ret = kstrtoint(s, 0, &v)))
+		return ret;
+	if (v < 0)
+		return -ERANGE;
+	*limit(ctx->css, ctx->cft) = (unsigned)v;
+	return 0;
+}
+
+/* Groups of the subtree (cgrp included) that have controller ssid. */
+static unsigned nr_subsys(struct cgroup *cgrp, int ssid)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+	unsigned n = cgroup_css_enabled(cgrp, ssid);
+
+	cgroup_for_each_child(child, &iter, cgrp)
+		n += nr_subsys(child, ssid);
+	return n;
+}
+
+/* rmdir frees a group at once here: none is ever dying. */
+static int stat_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct cgroup *cgrp = css->cgroup;
+	const struct cg_core *core = cgrp->root->core;
+
+	(void)cft;
+	g_string_append_printf(out, "nr_descendants %u\n", cgrp->nr_descendants);
+	for (unsigned i = 0; i < core->nr_subsys; i++)
+		if (cgrp->root->subsys_mask & (1u << i))
+			g_string_append_printf(out, "nr_subsys_%s %u\n", core->subsys[i]->name,
+					       nr_subsys(cgrp, (int)i));
+	g_string_append(out, "nr_dying_descendants 0\n");
+	for (unsigned i = 0; i < core->nr_subsys; i++)
+		if (cgrp->root->subsys_mask & (1u << i))
+			g_string_append_printf(out, "nr_dying_subsys_%s 0\n", core->subsys[i]->name);
+	return 0;
+}
+
+static uint64_t freeze_read(struct css *css, const struct cftype *cft)
+{
+	(void)css;
+	(void)cft;
+	return 0;
+}
+
+/* The kernel's range checks; freezing itself is not offered on the
+ * default hierarchy yet (the v1 freezer's enforcer serves freezer.state):
+ * EOPNOTSUPP rather than a "1" that freezes nothing. */
+static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	int freeze, ret = kstrtoint(kstrstrip(buf), 0, &freeze);
+
+	(void)ctx;
+	(void)nbytes;
+	if (ret)
+		return ret;
+	if (freeze < 0 || freeze > 1)
+		return -ERANGE;
+	return freeze ? -EOPNOTSUPP : 0;
+}
+
+/* cpu.stat's usage part (cgroup_base_stat_cputime_show): the threads'
+ * time, the root's from the whole system; then what each enabled
+ * controller adds (cpu: its bandwidth figures). */
+static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	struct cgroup *cgrp = css->cgroup;
+	struct cg_core *core = cgrp->root->core;
+	uint64_t tick_ns = NSEC_PER_SEC / (uint64_t)sysconf(_SC_CLK_TCK);
+	uint64_t usage = cgrp->usage_ns, user = cgrp->utime * tick_ns;
+	uint64_t system = cgrp->stime * tick_ns;
+
+	(void)cft;
+	if (!cgrp->parent) {
+		struct system_cputime *sys = g_new0(struct system_cputime, 1);
+
+		usage = user = system = 0;
+		if (core->kf->ops->system_cputime(core->kf, sys) == 0)
+			for (unsigned c = 0; c < sys->nr_cpus; c++) {
+				usage += sys->run_ns[c];
+				user += sys->user_ns[c];
+				system += sys->system_ns[c];
+			}
+		g_free(sys);
+	}
+	g_string_append_printf(out, "usage_usec %" PRIu64 "\nuser_usec %" PRIu64
+			       "\nsystem_usec %" PRIu64 "\n", usage / NSEC_PER_USEC,
+			       user / NSEC_PER_USEC, system / NSEC_PER_USEC);
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+
+		if (ss->extra_stat_show && (cgrp->root->subsys_mask & (1u << i)) &&
+		    cgroup_css_enabled(cgrp, (int)i))
+			ss->extra_stat_show(cgrp->subsys[i], out);
+	}
+	return 0;
+}
+
+/* In the kernel's order. */
+const struct cftype cgroup2_base_files[] = {
+	{ .name = "cgroup.type", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = cgroup_type_show,
+	  .write = cgroup_type_write, .save_show = cgroup_type_save_show },
+	{ .name = "cgroup.procs", .flags = CFTYPE_NO_STATE | CFTYPE_TOP_UNLOCKED, .seq_show = cgroup_procs_show,
+	  .write = cgroup_procs_write, .prepare = cgroup_procs_prepare,
+	  .free_prep = cgroup_procs_free_prep },
+	{ .name = "cgroup.threads", .flags = CFTYPE_NO_STATE | CFTYPE_TOP_UNLOCKED, .seq_show = cgroup_threads_show,
+	  .write = cgroup_procs_write, .prepare = cgroup_threads_prepare,
+	  .free_prep = cgroup_procs_free_prep },
+	{ .name = "cgroup.controllers", .seq_show = cgroup_controllers_show },
+	{ .name = "cgroup.subtree_control", .flags = CFTYPE_CSS_MAP,
+	  .seq_show = cgroup_subtree_control_show, .write = cgroup_subtree_control_write,
+	  .save_show = cgroup_subtree_control_save_show },
+	{ .name = "cgroup.events", .flags = CFTYPE_NOT_ON_ROOT | CFTYPE_EVENTS,
+	  .seq_show = events_show },
+	{ .name = "cgroup.max.descendants", .private = 0, .seq_show = limit_show,
+	  .write = limit_write },
+	{ .name = "cgroup.max.depth", .private = 1, .seq_show = limit_show, .write = limit_write },
+	{ .name = "cgroup.stat", .seq_show = stat_show },
+	{ .name = "cgroup.freeze", .flags = CFTYPE_NOT_ON_ROOT, .read_u64 = freeze_read,
+	  .write = freeze_write },
+	{ .name = "cgroup.kill", .flags = CFTYPE_NOT_ON_ROOT | CFTYPE_NO_STATE,
+	  .write = cgroup_kill_write },
+	{ .name = "cpu.stat", .flags = CFTYPE_SAMPLES, .seq_show = cpu_stat_show },
+	{ 0 }
+};
