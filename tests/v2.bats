@@ -44,13 +44,15 @@ listing() {
 
 @test "-o unified: one v2 hierarchy with every v2 controller at its root" {
 	cg_mount_v2
-	[ "$(listing "$MNT")" = "cgfused.stat cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat " ]
+	# The core's files, and the controllers' root files (cpuset's
+	# effective sets; cpu's and pids' are all NOT_ON_ROOT).
+	[ "$(listing "$MNT")" = "cgfused.stat cgroup.controllers cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cpu.stat cpu.stat.local cpuset.cpus.effective cpuset.cpus.isolated cpuset.mems.effective " ]
 	# cpuacct and the v1 freezer are v1's only (cgrp_dfl_inhibit_ss_mask).
 	[ "$(cat "$MNT/cgroup.controllers")" = "cpuset cpu pids" ]
 	[ "$(cat "$MNT/cgroup.subtree_control")" = "" ]
 	mkdir "$MNT/a"
 	# No tasks, notify_on_release, release_agent, clone_children in v2.
-	[ "$(listing "$MNT/a")" = "cgroup.controllers cgroup.events cgroup.freeze cgroup.kill cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cgroup.type cpu.stat " ]
+	[ "$(listing "$MNT/a")" = "cgroup.controllers cgroup.events cgroup.freeze cgroup.kill cgroup.max.depth cgroup.max.descendants cgroup.procs cgroup.stat cgroup.subtree_control cgroup.threads cgroup.type cpu.stat cpu.stat.local " ]
 	run stat -c '%A %n' "$MNT/a/cgroup.kill" "$MNT/a/cgroup.events" "$MNT/a/cgroup.type"
 	assert_output $'--w------- '"$MNT/a/cgroup.kill"$'\n-r--r--r-- '"$MNT/a/cgroup.events"$'\n-rw-r--r-- '"$MNT/a/cgroup.type"
 	# No rename on the default hierarchy.
@@ -329,7 +331,8 @@ nr_dying_subsys_pids 0" ]
 	cg_mount_v2
 	mkdir -p "$MNT/a/b"
 	[ "$(cat "$MNT/a/cpu.stat")" = $'usage_usec 0\nuser_usec 0\nsystem_usec 0' ]
-	[ "$(cut -d' ' -f1 "$MNT/cpu.stat" | tr '\n' ' ')" = "usage_usec user_usec system_usec " ]
+	# The root has every controller's css: cpu's lines follow.
+	[ "$(cut -d' ' -f1 "$MNT/cpu.stat" | tr '\n' ' ')" = "usage_usec user_usec system_usec nr_periods nr_throttled throttled_usec nr_bursts burst_usec " ]
 	bash -c 'while :; do :; done' >/dev/null 2>&1 3>&- &
 	b=$!
 	CG_HELPERS+=("$b")

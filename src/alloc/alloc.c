@@ -1358,7 +1358,10 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 	struct allocator *a = data;
 	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
 
-	if (f->cft->flags & CFTYPE_CSS_MAP) {
+	/* v2: a group's CPUs are its descendants' too (an empty cpuset.cpus
+	 * is the parent's), and a partition takes CPUs from its siblings. */
+	if ((f->cft->flags & CFTYPE_CSS_MAP) ||
+	    (f->ssid >= 0 && f->ssid == a->cpus_ssid && cgrp->root->dfl)) {
 		sched_view_mark_all(&a->view);
 		alloc_kick(a);
 		return;

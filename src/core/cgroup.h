@@ -98,6 +98,9 @@ struct cgroup_subsys {
 	/* v2's cpu.stat: the lines after the core's usage ones, while the
 	 * controller is enabled in the group (the kernel's cpu_extra_stat_show). */
 	void (*extra_stat_show)(struct css *css, GString *out);
+	/* v2's cpu.stat.local, while the controller is enabled in the group
+	 * (the kernel's css_local_stat_show). */
+	void (*local_stat_show)(struct css *css, GString *out);
 };
 
 /* Bits of cgroup->flags, as in the kernel. */
@@ -171,9 +174,10 @@ struct cgroup {
 	/* cgroup.events changed (populated, frozen) this many times: poll()
 	 * reports a change against what an open file last read. */
 	_Atomic unsigned events_seq;
-	/* CPU time of its threads and its descendants' (v2's cpu.stat):
-	 * run time in ns, user and system time in USER_HZ ticks. */
-	uint64_t usage_ns, utime, stime;
+	/* CPU time of its threads and its descendants' (v2's cpu.stat), in
+	 * ns: run time, user and system time as /proc counts them (ticks),
+	 * and cputime_adjust()'s split of the run time, which cpu.stat shows. */
+	uint64_t usage_ns, utime, stime, prev_utime, prev_stime;
 	struct css self;		/* the cgroup's own css, for core files */
 	struct css *subsys[CG_MAX_SUBSYS];
 };

@@ -50,11 +50,9 @@ struct task_group {
 	int64_t idle;			/* 0 or 1 */
 	uint64_t rt_period;		/* ns */
 	uint64_t rt_runtime;		/* ns, RUNTIME_INF for none */
-	/* CPU time charged to the subtree (ns; never for the root, which
-	 * shows the system's): run time, the user and system ticks, and
-	 * cputime_adjust()'s split of the run time as cpu.stat shows it. */
-	uint64_t usage, user, system;
-	uint64_t prev_utime, prev_stime;
+	/* CPU time charged to the subtree (ns; never for the root), which
+	 * the quota enforcer reads (cpu_usage()). */
+	uint64_t usage;
 	/* The quota enforcer's figures, added under the read side. */
 	_Atomic uint64_t bw[sizeof(struct cfs_bandwidth_stat) / sizeof(uint64_t)];
 };
@@ -631,106 +629,43 @@ static int cpu_max_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 				    tg->burst);
 }
 
-/* The group and every ancestor but the root, which shows the system's
- * (cpuacct_charge()); the split of run time into user and system is
- * cputime_adjust()'s, made here, under the write side, so that a read
- * only reads. */
-static void cputime_adjust(struct task_group *tg)
-{
-	uint64_t rtime = tg->usage, stime = tg->system, utime = tg->user;
-
-	if (tg->prev_stime + tg->prev_utime >= rtime)
-		return;
-	if (stime == 0)
-		utime = rtime;
-	else if (utime == 0)
-		stime = rtime;
-	else
-		stime = MIN((uint64_t)((unsigned __int128)stime * rtime / (stime + utime)), rtime);
-	stime = MAX(stime, tg->prev_stime);
-	utime = rtime - stime;
-	if (utime < tg->prev_utime) {
-		utime = tg->prev_utime;
-		stime = rtime - utime;
-	}
-	tg->prev_stime = stime;
-	tg->prev_utime = utime;
-}
-
+/* The group and every ancestor but the root (cpuacct_charge()). */
 static void cpu_charge(struct css *css, const struct task_cputime *d)
 {
-	uint64_t tick_ns = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
-	bool dfl = css_on_dfl(css);	/* v1 shows no user and system time */
-
-	for (; css->parent; css = css->parent) {
-		struct task_group *tg = css_tg(css);
-
-		tg->usage += d->run_ns;
-		if (!dfl)
-			continue;
-		tg->user += d->utime * tick_ns;
-		tg->system += d->stime * tick_ns;
-		cputime_adjust(tg);
-	}
+	for (; css->parent; css = css->parent)
+		css_tg(css)->usage += d->run_ns;
 }
 
-/* cpu.stat: cgroup_base_stat_cputime_show() (the root: the system's, as
- * root_cgroup_cputime() sums /proc/stat) and cpu_extra_stat_show(). */
-static int cpu_dfl_stat_show(struct css *css, const struct cftype *cft, GString *out)
+/* v2's cpu.stat after the core's usage lines: cpu_extra_stat_show(). */
+static void cpu_extra_stat_show(struct css *css, GString *out)
 {
-	struct task_group *tg = css_tg(css);
 	struct cfs_bandwidth_stat st;
-	uint64_t user = 0, system = 0;
 
-	(void)cft;
-	if (!css->parent) {
-		struct kfacade *kf = css_kfacade(css);
-		struct system_cputime *sys = g_new0(struct system_cputime, 1);
-
-		if (kf->ops->system_cputime(kf, sys) == 0)
-			for (unsigned c = 0; c < sys->nr_cpus; c++) {
-				user += sys->user_ns[c];
-				system += sys->system_ns[c];
-			}
-		g_free(sys);
-	} else {
-		user = tg->prev_utime;
-		system = tg->prev_stime;
-	}
 	cpu_bandwidth_stat(css, &st);
-	g_string_append_printf(out, "usage_usec %" G_GUINT64_FORMAT "\n"
-			       "user_usec %" G_GUINT64_FORMAT "\n"
-			       "system_usec %" G_GUINT64_FORMAT "\n"
-			       "nr_periods %" G_GUINT64_FORMAT "\n"
+	g_string_append_printf(out, "nr_periods %" G_GUINT64_FORMAT "\n"
 			       "nr_throttled %" G_GUINT64_FORMAT "\n"
 			       "throttled_usec %" G_GUINT64_FORMAT "\n"
 			       "nr_bursts %" G_GUINT64_FORMAT "\n"
 			       "burst_usec %" G_GUINT64_FORMAT "\n",
-			       to_us(css->parent ? tg->usage : user + system),
-			       to_us(user), to_us(system),
 			       st.nr_periods, st.nr_throttled, to_us(st.throttled_time),
 			       st.nr_bursts, to_us(st.burst_time));
-	return 0;
 }
 
-/* cpu.stat.local: cpu_local_stat_show(). */
-static int cpu_dfl_stat_local_show(struct css *css, const struct cftype *cft, GString *out)
+/* v2's cpu.stat.local: cpu_local_stat_show(). */
+static void cpu_local_stat_show(struct css *css, GString *out)
 {
 	struct cfs_bandwidth_stat st;
 
-	(void)cft;
 	cpu_bandwidth_stat(css, &st);
 	g_string_append_printf(out, "throttled_usec %" G_GUINT64_FORMAT "\n",
 			       to_us(st.throttled_time_local));
-	return 0;
 }
 
-/* The kernel's cpu_files, and the core's cpu.stat and cpu.stat.local
- * (its cgroup_base_files, with the cpu controller's figures), which
- * cgfused counts in the cpu controller. weight.nice comes before weight:
- * the state replays a group's settings in table order, and the finer one
- * must be the last word (see cpu_weight_write_u64()); idle after both,
- * which it makes unwritable. */
+/* The kernel's cpu_files (cpu.stat and cpu.stat.local are the core's,
+ * src/v2/base_files.c, with cpu's lines from the hooks above).
+ * weight.nice comes before weight: the state replays a group's settings
+ * in table order, and the finer one must be the last word (see
+ * cpu_weight_write_u64()); idle after both, which it makes unwritable. */
 static const struct cftype cpu_dfl_files[] = {
 	{ .name = "weight.nice", .flags = CFTYPE_NOT_ON_ROOT,
 	  .read_s64 = cpu_weight_nice_read_s64, .write_s64 = cpu_weight_nice_write_s64 },
@@ -742,10 +677,6 @@ static const struct cftype cpu_dfl_files[] = {
 	  .write = cpu_max_write },
 	{ .name = "max.burst", .flags = CFTYPE_NOT_ON_ROOT,
 	  .read_u64 = cpu_cfs_burst_read_u64, .write_u64 = cpu_cfs_burst_write_u64 },
-	/* The root's figures are the system's, read without the core lock. */
-	{ .name = "stat", .flags = CFTYPE_SAMPLES | CFTYPE_TOP_UNLOCKED,
-	  .seq_show = cpu_dfl_stat_show },
-	{ .name = "stat.local", .flags = CFTYPE_TOP_UNLOCKED, .seq_show = cpu_dfl_stat_local_show },
 	{ 0 }
 };
 
@@ -756,6 +687,8 @@ const struct cgroup_subsys cpu_cgrp_subsys = {
 	.css_free = cpu_css_free,
 	.legacy_files = cpu_legacy_files,
 	.dfl_files = cpu_dfl_files,
+	.extra_stat_show = cpu_extra_stat_show,
+	.local_stat_show = cpu_local_stat_show,
 	.weight = cpu_weight,
 	.charge = cpu_charge,
 };

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -13,7 +14,6 @@
 #include "v2/v2.h"
 
 #define NSEC_PER_USEC UINT64_C(1000)
-#define NSEC_PER_SEC UINT64_C(1000000000)
 
 static int events_show(struct css *css, const struct cftype *cft, GString *out)
 {
@@ -108,6 +108,24 @@ static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 	return freeze ? -EOPNOTSUPP : 0;
 }
 
+/* Each controller enabled in cgrp adds its lines to cpu.stat (extra) or
+ * to cpu.stat.local (local): the kernel's for_each_css() in
+ * cgroup_extra_stat_show() and cgroup_local_stat_show(). */
+static void enabled_stat_show(struct cgroup *cgrp, bool local, GString *out)
+{
+	struct cg_core *core = cgrp->root->core;
+
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+		void (*show)(struct css *, GString *) =
+			local ? ss->local_stat_show : ss->extra_stat_show;
+
+		if (show && (cgrp->root->subsys_mask & (1u << i)) &&
+		    cgroup_css_enabled(cgrp, (int)i))
+			show(cgrp->subsys[i], out);
+	}
+}
+
 /* cpu.stat's usage part (cgroup_base_stat_cputime_show): the threads'
  * time, the root's from the whole system; then what each enabled
  * controller adds (cpu: its bandwidth figures). */
@@ -115,9 +133,7 @@ static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out
 {
 	struct cgroup *cgrp = css->cgroup;
 	struct cg_core *core = cgrp->root->core;
-	uint64_t tick_ns = NSEC_PER_SEC / (uint64_t)sysconf(_SC_CLK_TCK);
-	uint64_t usage = cgrp->usage_ns, user = cgrp->utime * tick_ns;
-	uint64_t system = cgrp->stime * tick_ns;
+	uint64_t usage = cgrp->usage_ns, user = cgrp->prev_utime, system = cgrp->prev_stime;
 
 	(void)cft;
 	if (!cgrp->parent) {
@@ -135,13 +151,16 @@ static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out
 	g_string_append_printf(out, "usage_usec %" PRIu64 "\nuser_usec %" PRIu64
 			       "\nsystem_usec %" PRIu64 "\n", usage / NSEC_PER_USEC,
 			       user / NSEC_PER_USEC, system / NSEC_PER_USEC);
-	for (unsigned i = 0; i < core->nr_subsys; i++) {
-		const struct cgroup_subsys *ss = core->subsys[i];
+	enabled_stat_show(cgrp, false, out);
+	return 0;
+}
 
-		if (ss->extra_stat_show && (cgrp->root->subsys_mask & (1u << i)) &&
-		    cgroup_css_enabled(cgrp, (int)i))
-			ss->extra_stat_show(cgrp->subsys[i], out);
-	}
+/* cpu.stat.local (cgroup_local_stat_show): cpu's own figures, while cpu
+ * is enabled in the group; nothing otherwise. */
+static int cpu_stat_local_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)cft;
+	enabled_stat_show(css->cgroup, true, out);
 	return 0;
 }
 
@@ -169,6 +188,10 @@ const struct cftype cgroup2_base_files[] = {
 	  .write = freeze_write },
 	{ .name = "cgroup.kill", .flags = CFTYPE_NOT_ON_ROOT | CFTYPE_NO_STATE,
 	  .write = cgroup_kill_write },
-	{ .name = "cpu.stat", .flags = CFTYPE_SAMPLES, .seq_show = cpu_stat_show },
+	/* The root's figures are the system's (and cpu's atomics), read
+	 * without the core lock. */
+	{ .name = "cpu.stat", .flags = CFTYPE_SAMPLES | CFTYPE_TOP_UNLOCKED,
+	  .seq_show = cpu_stat_show },
+	{ .name = "cpu.stat.local", .flags = CFTYPE_TOP_UNLOCKED, .seq_show = cpu_stat_local_show },
 	{ 0 }
 };

@@ -15,14 +15,15 @@
 static int kill_group(struct css *css, void *data)
 {
 	struct cgroup *cgrp = css->cgroup;
+	struct task *t;
 
 	(void)data;
 	if (!cgroup_is_populated(cgrp))
 		return 0;
 	cgroup_set_flag(cgrp, CGRP_KILL, true);
 	for (GList *l = cgrp->csets.head; l; l = l->next)
-		for (GList *n = ((struct css_set *)l->data)->tasks.head; n; n = n->next)
-			task_kill_later(cgrp->root->core, n->data);
+		css_set_for_each_task(t, (struct css_set *)l->data)
+			task_kill_later(cgrp->root->core, t);
 	return 0;
 }
 

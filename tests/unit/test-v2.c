@@ -17,6 +17,8 @@
 #include "test-env.h"
 #include "v2/face.h"
 
+#define MS 1000000ULL
+
 static void setup(struct env *e)
 {
 	unsigned nr = 0, mask = 0;
@@ -287,6 +289,47 @@ static void test_saved_settings(void)
 	env_teardown(&e);
 }
 
+/* cpu.stat, a core file: usage_usec, and user_usec + system_usec adding
+ * up to it (cputime_adjust()) in every group, the root's the system's;
+ * cpu's throttling lines, and cpu.stat.local's, where cpu is enabled. */
+static void test_cpu_stat(void)
+{
+	const char *throttled = "nr_periods 0\nnr_throttled 0\nthrottled_usec 0\n"
+				"nr_bursts 0\nburst_usec 0\n";
+	struct env e;
+	uint64_t a, a1;
+	char *want;
+
+	setup(&e);
+	a = mkdir_ok(&e, e.top[0], "a");
+	a1 = mkdir_ok(&e, a, "a1");
+	fake_kf_add_process(e.fk, 100, 1);
+	fake_kf_add_process(e.fk, 200, 1);
+	fake_kf_run(e.fk, 100, 500 * MS, 0, 1);	/* before it joined: the root's */
+	wr_ok(&e, a, "cgroup.procs", "100");
+	wr_ok(&e, a1, "cgroup.procs", "200");
+	assert_content(&e, a, "cpu.stat", "usage_usec 0\nuser_usec 0\nsystem_usec 0\n");
+	assert_content(&e, a, "cpu.stat.local", "");
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 1);
+	fake_kf_run_system(e.fk, 200, 10 * MS, 2);
+	assert_content(&e, a1, "cpu.stat", "usage_usec 10000\nuser_usec 0\nsystem_usec 10000\n");
+	assert_content(&e, a, "cpu.stat", "usage_usec 40000\nuser_usec 30000\nsystem_usec 10000\n");
+	/* With cpu enabled above them: cpu's lines too. */
+	wr_ok(&e, e.top[0], "cgroup.subtree_control", "+cpu");
+	want = g_strconcat("usage_usec 40000\nuser_usec 30000\nsystem_usec 10000\n", throttled, NULL);
+	assert_content(&e, a, "cpu.stat", want);
+	g_free(want);
+	assert_content(&e, a, "cpu.stat.local", "throttled_usec 0\n");
+	assert_content(&e, a1, "cpu.stat.local", "");
+	/* The root: every thread of the system, member or not. */
+	want = g_strconcat("usage_usec 540000\nuser_usec 530000\nsystem_usec 10000\n", throttled, NULL);
+	assert_content(&e, e.top[0], "cpu.stat", want);
+	g_free(want);
+	assert_content(&e, e.top[0], "cpu.stat.local", "throttled_usec 0\n");
+	g_assert_cmpint(wr(&e, a, "cpu.stat", "0"), ==, -EINVAL);
+	env_teardown(&e);
+}
+
 static const struct sched_task *view_task(struct sched_view *v, pid_t tid)
 {
 	for (guint i = 0; i < v->tasks->len; i++)
@@ -359,5 +402,6 @@ int main(int argc, char *argv[])
 	g_test_add_func("/v2/limits", test_limits);
 	g_test_add_func("/v2/saved-settings", test_saved_settings);
 	g_test_add_func("/v2/effective-css", test_effective_css);
+	g_test_add_func("/v2/cpu-stat", test_cpu_stat);
 	return g_test_run();
 }
