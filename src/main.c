@@ -229,20 +229,23 @@ static GArray *unified_mask(void)
 }
 
 /* The state in FILE, or in the default for the mount point in a directory
- * made 0700; never in the mount; the allocator's originals beside it. NULL
+ * made 0700; never in the mount; the originals files beside it. NULL
  * with a message on failure; *path is the file's name either way (for the
  * caller to free). */
-static bool keep_originals(struct allocator *alloc, const char *path, GError **err)
+static bool keep_originals(struct allocator *alloc, struct idle_enforcer *idle,
+			   struct kfacade *kf, const char *path, GError **err)
 {
 	char *boot_id = state_boot_id();
-	bool ok = alloc_keep_originals(alloc, path, boot_id, err);
+	bool ok = alloc_keep_originals(alloc, path, boot_id, err) &&
+		  (idle ? idle_keep_originals(idle, path, boot_id, err)
+			: idle_give_back_file(kf, path, boot_id, err));
 
 	g_free(boot_id);
 	return ok;
 }
 
 static struct cg_state *open_state(struct cg_core *core, struct allocator *alloc,
-				   const char *file, const char *mountpoint, char **pathp)
+				   struct idle_enforcer *idle, const char *file, const char *mountpoint, char **pathp)
 {
 	char *path = *pathp = file ? g_strdup(file) : state_default_path(mountpoint);
 	char *dir = g_path_get_dirname(path);
@@ -255,7 +258,7 @@ static struct cg_state *open_state(struct cg_core *core, struct allocator *alloc
 			fprintf(stderr, "cgfused: cannot create %s: %s\n", dir, strerror(errno));
 		else if (!(st = state_open(core, path, NULL, &err)))
 			fprintf(stderr, "cgfused: %s\n", err->message);
-		else if (!keep_originals(alloc, path, &err)) {
+		else if (!keep_originals(alloc, idle, core->kf, path, &err)) {
 			fprintf(stderr, "cgfused: %s\n", err->message);
 			state_free(st);
 			st = NULL;
@@ -462,7 +465,7 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if ((!conf.state || strcmp(conf.state, "none") != 0) &&
-	    !(state = open_state(core, alloc, conf.state, opts.mountpoint, &state_path)))
+	    !(state = open_state(core, alloc, idle, conf.state, opts.mountpoint, &state_path)))
 		goto out;
 	/* After the state: it wins for the groups it has. */
 	if (!(config = conf_daemon_new(core, conf.config, conf.rules, &err))) {

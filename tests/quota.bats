@@ -7,7 +7,7 @@
 # throttling; removing the quota or leaving the group lets the thread run
 # free, a thread its user stopped stays stopped, and no thread stays
 # stopped after the daemon stops or is killed. cpu.idle makes the members
-# SCHED_IDLE and gives them back SCHED_OTHER.
+# SCHED_IDLE and gives them back SCHED_OTHER, after a kill -9 too.
 
 load helpers
 
@@ -274,4 +274,58 @@ wait_policy() {
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
 	assert_equal "$(policy "$a")" 0
+}
+
+# idle_then_killed VAR: a sleeper in g made SCHED_IDLE by cpu.idle 1 (its
+# PID in VAR), then kill -9 of the daemon, which gives nothing back.
+idle_then_killed() {
+	local m
+	cg_sleeper m
+	echo "$m" >"$MNT/g/cgroup.procs"
+	echo 1 >"$MNT/g/cpu.idle"
+	wait_policy "$m" 5
+	[ -e "$STATE.idle" ]
+	kill -KILL "$CG_PID"
+	cg_wait_gone "$CG_PID"
+	assert_equal "$(policy "$m")" 5
+	printf -v "$1" %s "$m"
+}
+
+@test "after kill -9, a restart without the idle group gives SCHED_OTHER back to what the last daemon made idle" {
+	local a own
+	# Idle by its own choice, in the group too: never the daemon's.
+	cg_sleeper own
+	chrt -i -p 0 "$own"
+	echo "$own" >"$MNT/g/cgroup.procs"
+	idle_then_killed a
+	# The state gone (STATE.idle kept): the new daemon has no group g.
+	rm -f "$STATE" "$STATE".log*
+	cg_mount -o "state=$STATE"
+	wait_policy "$a" 0
+	[ ! -e "$MNT/g" ]
+	assert_equal "$(policy "$own")" 5
+	# A clean stop with nothing left to give back removes the file.
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	[ ! -e "$STATE.idle" ]
+}
+
+@test "after kill -9, a restart with no cpu controller gives SCHED_OTHER back too" {
+	local a
+	idle_then_killed a
+	cg_mount -o "state=$STATE" -o controllers=cpuacct
+	wait_policy "$a" 0
+	[ ! -e "$STATE.idle" ]
+}
+
+@test "after kill -9, a restart that keeps the group idle keeps the thread, and gives it back at cpu.idle 0" {
+	local a
+	idle_then_killed a
+	cg_mount -o "state=$STATE"
+	assert_equal "$(<"$MNT/g/cpu.idle")" 1
+	run grep -x 'idle_threads 1' "$MNT/cgfused.stat"
+	assert_success
+	assert_equal "$(policy "$a")" 5
+	echo 0 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 0
 }

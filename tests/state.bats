@@ -22,7 +22,8 @@ teardown() {
 	fi
 	# The one test that uses the machine's default place cleans it up.
 	if [[ -n $DEFAULT_STATE ]]; then
-		rm -f "$DEFAULT_STATE" "$DEFAULT_STATE.log" "$DEFAULT_STATE.log2" "$DEFAULT_STATE.orig"
+		rm -f "$DEFAULT_STATE" "$DEFAULT_STATE.log" "$DEFAULT_STATE.log2" \
+			"$DEFAULT_STATE.orig" "$DEFAULT_STATE.idle"
 		rmdir /var/lib/cgfused 2>/dev/null || true
 	fi
 }

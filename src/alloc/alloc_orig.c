@@ -21,12 +21,14 @@ struct alloc_orig {
 	struct state_dir dir;
 	char *name, *tmp_name;
 	char *header;
+	const char *kinds;		/* the record letters this file takes */
 	int fd;
 	GString *buf;			/* records not written yet */
 	unsigned lines;			/* records in the file and in buf */
 	struct failcount fails;		/* writes of the file */
 	GHashTable *left_tasks;		/* tid -> struct orig_task *, the last daemon's */
 	GHashTable *left_ags;		/* id -> struct orig_autogroup * */
+	GHashTable *left_idle;		/* tid -> struct orig_idle * */
 };
 
 static void append_task(GString *out, const struct orig_task *t)
@@ -47,15 +49,18 @@ static bool nice_ok(int nice)
 	return nice >= NICE_MIN && nice <= NICE_MAX;
 }
 
-/* One whole line of the file; anything else is ignored. */
-static void take_line(struct alloc_orig *o, const char *line)
+/* One whole line of the file: false if it is not a record of its kinds. */
+static bool take_line(struct alloc_orig *o, const char *line)
 {
 	struct orig_task t = { 0 };
 	struct orig_autogroup ag = { 0 };
+	struct orig_idle id = { 0 };
 	char cpus[4096];
 	int end = -1;
 
-	if (sscanf(line, "t %d %" SCNu64 " %d %4095s%n", &t.tid, &t.ino, &t.nice, cpus,
+	if (!line[0] || !strchr(o->kinds, line[0])) {
+		return false;
+	} else if (sscanf(line, "t %d %" SCNu64 " %d %4095s%n", &t.tid, &t.ino, &t.nice, cpus,
 		   &end) == 4 && !line[end] && t.tid > 0 && nice_ok(t.nice) &&
 	    cpumask_parselist(cpus, &t.cpus, CPUMASK_BITS) == 0 && !cpumask_empty(&t.cpus)) {
 		g_hash_table_insert(o->left_tasks, GINT_TO_POINTER(t.tid), g_memdup2(&t, sizeof(t)));
@@ -69,7 +74,18 @@ static void take_line(struct alloc_orig *o, const char *line)
 		g_hash_table_insert(o->left_ags, GINT_TO_POINTER(ag.id), g_memdup2(&ag, sizeof(ag)));
 	} else if (sscanf(line, "A %d%n", &ag.id, &end) == 1 && !line[end]) {
 		g_hash_table_remove(o->left_ags, GINT_TO_POINTER(ag.id));
+	} else if (sscanf(line, "i %d %" SCNu64 "%n", &id.tid, &id.ino, &end) == 2 &&
+		   !line[end] && id.tid > 0) {
+		g_hash_table_insert(o->left_idle, GINT_TO_POINTER(id.tid), g_memdup2(&id, sizeof(id)));
+	} else if (sscanf(line, "I %d %" SCNu64 "%n", &id.tid, &id.ino, &end) == 2 && !line[end]) {
+		struct orig_idle *had = g_hash_table_lookup(o->left_idle, GINT_TO_POINTER(id.tid));
+
+		if (had && had->ino == id.ino)
+			g_hash_table_remove(o->left_idle, GINT_TO_POINTER(id.tid));
+	} else {
+		return false;
 	}
+	return true;
 }
 
 /* Takes in the records of a file of this boot (a line cut short by a
@@ -87,12 +103,14 @@ static void take_file(struct alloc_orig *o, int fd)
 	/* The header, then whole lines: the last piece has no newline. */
 	if (lines[0] && strcmp(lines[0], o->header) == 0)
 		for (char **l = lines + 1; *l && l[1]; l++)
-			take_line(o, *l);
+			if (!take_line(o, *l))
+				g_message("%s/%s: skipped a bad line: %.80s", o->dir.path, o->name, *l);
 	g_strfreev(lines);
 	g_string_free(text, TRUE);
 }
 
-struct alloc_orig *alloc_orig_open(const char *state, const char *boot_id, GError **err)
+static struct alloc_orig *open_file(const char *state, const char *suffix, const char *kinds,
+				    const char *boot_id, GError **err)
 {
 	struct alloc_orig *o = g_new0(struct alloc_orig, 1);
 	char *base = g_path_get_basename(state);
@@ -100,12 +118,14 @@ struct alloc_orig *alloc_orig_open(const char *state, const char *boot_id, GErro
 	int fd;
 
 	o->fd = -1;
-	o->name = g_strconcat(base, ".orig", NULL);
-	o->tmp_name = g_strconcat(base, ".orig.tmp", NULL);
+	o->kinds = kinds;
+	o->name = g_strconcat(base, suffix, NULL);
+	o->tmp_name = g_strconcat(base, suffix, ".tmp", NULL);
 	o->header = g_strdup_printf("%s %d %s", ALLOC_ORIG_MAGIC, ORIG_VERSION, boot_id);
 	o->buf = g_string_new(NULL);
 	o->left_tasks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	o->left_ags = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	o->left_idle = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	g_free(base);
 	if (!state_dir_open(&o->dir, state, err) ||
 	    (fd = state_file_open_rw(&o->dir, o->name, ALLOC_ORIG_MAGIC, true, &created,
@@ -127,6 +147,16 @@ struct alloc_orig *alloc_orig_open(const char *state, const char *boot_id, GErro
 	return o;
 }
 
+struct alloc_orig *alloc_orig_open(const char *state, const char *boot_id, GError **err)
+{
+	return open_file(state, ".orig", "tTaA", boot_id, err);
+}
+
+struct alloc_orig *alloc_orig_open_idle(const char *state, const char *boot_id, GError **err)
+{
+	return open_file(state, ".idle", "iI", boot_id, err);
+}
+
 void alloc_orig_close(struct alloc_orig *o, bool done)
 {
 	if (!o)
@@ -139,6 +169,7 @@ void alloc_orig_close(struct alloc_orig *o, bool done)
 	state_dir_close(&o->dir);
 	g_hash_table_destroy(o->left_tasks);
 	g_hash_table_destroy(o->left_ags);
+	g_hash_table_destroy(o->left_idle);
 	g_string_free(o->buf, TRUE);
 	g_free(o->header);
 	g_free(o->name);
@@ -191,7 +222,28 @@ void alloc_orig_leftovers(struct alloc_orig *o, GArray *tasks, GArray *autogroup
 
 bool alloc_orig_has_leftovers(const struct alloc_orig *o)
 {
-	return g_hash_table_size(o->left_tasks) || g_hash_table_size(o->left_ags);
+	return g_hash_table_size(o->left_tasks) || g_hash_table_size(o->left_ags) ||
+	       g_hash_table_size(o->left_idle);
+}
+
+bool alloc_orig_take_idle(struct alloc_orig *o, pid_t tid, uint64_t ino)
+{
+	struct orig_idle *id = g_hash_table_lookup(o->left_idle, GINT_TO_POINTER(tid));
+
+	return id && id->ino == ino && g_hash_table_remove(o->left_idle, GINT_TO_POINTER(tid));
+}
+
+void alloc_orig_idle_leftovers(struct alloc_orig *o, GArray *idle)
+{
+	GHashTableIter iter;
+	struct orig_idle *id;
+
+	g_hash_table_iter_init(&iter, o->left_idle);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&id)) {
+		g_array_append_val(idle, *id);
+		alloc_orig_drop_idle(o, id->tid, id->ino);
+	}
+	g_hash_table_remove_all(o->left_idle);
 }
 
 void alloc_orig_add_task(struct alloc_orig *o, const struct orig_task *t)
@@ -215,6 +267,18 @@ void alloc_orig_add_autogroup(struct alloc_orig *o, const struct orig_autogroup 
 void alloc_orig_drop_autogroup(struct alloc_orig *o, int id)
 {
 	g_string_append_printf(o->buf, "A %d\n", id);
+	o->lines++;
+}
+
+void alloc_orig_add_idle(struct alloc_orig *o, pid_t tid, uint64_t ino)
+{
+	g_string_append_printf(o->buf, "i %d %" PRIu64 "\n", tid, ino);
+	o->lines++;
+}
+
+void alloc_orig_drop_idle(struct alloc_orig *o, pid_t tid, uint64_t ino)
+{
+	g_string_append_printf(o->buf, "I %d %" PRIu64 "\n", tid, ino);
 	o->lines++;
 }
 
@@ -243,7 +307,8 @@ void alloc_orig_flush(struct alloc_orig *o)
 bool alloc_orig_wants_rewrite(const struct alloc_orig *o, unsigned live)
 {
 	return o->lines > 4 * (live + g_hash_table_size(o->left_tasks) +
-			       g_hash_table_size(o->left_ags)) + ORIG_REWRITE_SLACK;
+			       g_hash_table_size(o->left_ags) + g_hash_table_size(o->left_idle)) +
+			  ORIG_REWRITE_SLACK;
 }
 
 void alloc_orig_rewrite_begin(struct alloc_orig *o)
@@ -268,6 +333,9 @@ void alloc_orig_rewrite_commit(struct alloc_orig *o)
 	g_hash_table_iter_init(&iter, o->left_ags);
 	while (g_hash_table_iter_next(&iter, NULL, &rec))
 		alloc_orig_add_autogroup(o, rec);
+	g_hash_table_iter_init(&iter, o->left_idle);
+	while (g_hash_table_iter_next(&iter, NULL, &rec))
+		alloc_orig_add_idle(o, ((struct orig_idle *)rec)->tid, ((struct orig_idle *)rec)->ino);
 	g_string_append_len(all, o->buf->str, (gssize)o->buf->len);
 	fd = ret = state_file_create(&o->dir, o->tmp_name);
 	if (fd >= 0 && (ret = state_file_write_all(fd, all->str, all->len)) == 0 &&

@@ -13,10 +13,13 @@
  * the boot id, and a file of another boot is emptied.
  *
  * One record per line: "t TID INO NICE CPUS", "T TID INO" (forgotten),
- * "a ID TID INO NICE" (through thread TID), "A ID". The file is opened with
+ * "a ID TID INO NICE" (through thread TID), "A ID"; in the idle enforcer's
+ * file (STATE.idle, enforce/idle.h), "i TID INO" (made SCHED_IDLE: its
+ * original is SCHED_OTHER), "I TID INO". A file takes only its own kinds;
+ * any other line is skipped and logged. The file is opened with
  * state_file.h's checks (a leaf of the state layer: GLib and libc only);
- * the state's lock on FILE.log keeps a second daemon away from it. Used by
- * the allocator's thread only. */
+ * the state's lock on FILE.log keeps a second daemon away from it. Each file
+ * is used by one thread only (the allocator's, the cpu enforcer's). */
 #ifndef CGFUSED_ALLOC_ORIG_H
 #define CGFUSED_ALLOC_ORIG_H
 
@@ -43,12 +46,19 @@ struct orig_autogroup {
 	int nice;
 };
 
+struct orig_idle {
+	pid_t tid;
+	uint64_t ino;
+};
+
 struct alloc_orig;
 
 /* Opens STATE.orig (made if there is none) and takes in what a daemon of
  * this boot left there; the file is then written anew with it. NULL and err
  * when the file or its directory is refused (state_file.h) or unusable. */
 struct alloc_orig *alloc_orig_open(const char *state, const char *boot_id, GError **err);
+/* The same for the idle enforcer's STATE.idle. */
+struct alloc_orig *alloc_orig_open_idle(const char *state, const char *boot_id, GError **err);
 /* Closes it; with done (nothing left to give back) removes the file. */
 void alloc_orig_close(struct alloc_orig *o, bool done);
 
@@ -61,12 +71,18 @@ bool alloc_orig_take_autogroup(struct alloc_orig *o, int id, struct orig_autogro
  * appended to the arrays; the file forgets it at the next flush. */
 void alloc_orig_leftovers(struct alloc_orig *o, GArray *tasks, GArray *autogroups);
 bool alloc_orig_has_leftovers(const struct alloc_orig *o);
+/* The same for threads made idle: true once if tid (ino) was left, and
+ * the rest (struct orig_idle) appended to an array. */
+bool alloc_orig_take_idle(struct alloc_orig *o, pid_t tid, uint64_t ino);
+void alloc_orig_idle_leftovers(struct alloc_orig *o, GArray *idle);
 
 /* Records, written at the next flush. */
 void alloc_orig_add_task(struct alloc_orig *o, const struct orig_task *t);
 void alloc_orig_drop_task(struct alloc_orig *o, pid_t tid, uint64_t ino);
 void alloc_orig_add_autogroup(struct alloc_orig *o, const struct orig_autogroup *ag);
 void alloc_orig_drop_autogroup(struct alloc_orig *o, int id);
+void alloc_orig_add_idle(struct alloc_orig *o, pid_t tid, uint64_t ino);
+void alloc_orig_drop_idle(struct alloc_orig *o, pid_t tid, uint64_t ino);
 
 /* Writes the records made since the last flush (one write). Kept for the
  * next one if it fails (said once). */

@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <stdatomic.h>
 
+#include "alloc/alloc_orig.h"
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
@@ -33,6 +34,10 @@ struct idle_enforcer {
 	GMutex lock;
 	GHashTable *set, *born;
 	GArray *want;			/* struct idle_member: the thread's own */
+	/* STATE.idle: the threads in set, and what the last daemon left
+	 * (given back after the first pass); the thread's own. NULL: none. */
+	struct alloc_orig *orig;
+	bool first_done;
 };
 
 int idle_kick_fd(struct idle_enforcer *ie)
@@ -162,7 +167,7 @@ static void make_idle(struct idle_enforcer *ie, const struct idle_member *m)
 {
 	struct kfacade *kf = ie->core->kf;
 	gpointer ino;
-	bool born;
+	bool born, taken;
 	int policy;
 
 	if (!kf->ops->task_alive(kf, m->tid, &m->ident) ||
@@ -173,11 +178,26 @@ static void make_idle(struct idle_enforcer *ie, const struct idle_member *m)
 	       GPOINTER_TO_SIZE(ino) == m->ident.ino;
 	g_hash_table_remove(ie->born, GINT_TO_POINTER(m->tid));
 	g_mutex_unlock(&ie->lock);
+	/* One the last daemon made idle is ours as if born of ours. */
+	taken = ie->orig && alloc_orig_take_idle(ie->orig, m->tid, m->ident.ino);
+	born |= taken;
 	if (policy == SCHED_OTHER) {
-		if (kf->ops->set_policy(kf, m->tid, SCHED_IDLE) < 0)
+		/* On file before it is changed: a kill -9 cannot lose it. */
+		if (ie->orig) {
+			alloc_orig_add_idle(ie->orig, m->tid, m->ident.ino);
+			alloc_orig_flush(ie->orig);
+		}
+		if (kf->ops->set_policy(kf, m->tid, SCHED_IDLE) < 0) {
+			if (ie->orig)
+				alloc_orig_drop_idle(ie->orig, m->tid, m->ident.ino);
 			return;
+		}
 	} else if (policy != SCHED_IDLE || !born) {
+		if (taken)
+			alloc_orig_drop_idle(ie->orig, m->tid, m->ident.ino);
 		return;		/* the user's own choice */
+	} else if (ie->orig && !taken) {
+		alloc_orig_add_idle(ie->orig, m->tid, m->ident.ino);
 	}
 	g_mutex_lock(&ie->lock);
 	g_hash_table_insert(ie->set, GINT_TO_POINTER(m->tid), g_memdup2(m, sizeof(*m)));
@@ -185,14 +205,85 @@ static void make_idle(struct idle_enforcer *ie, const struct idle_member *m)
 }
 
 /* SCHED_OTHER back, unless the thread is gone or changed it itself. */
-static void give_back(struct idle_enforcer *ie, const struct idle_member *m)
+static void give_back(struct kfacade *kf, pid_t tid, uint64_t ino)
 {
-	struct kfacade *kf = ie->core->kf;
+	struct task_ident id = { ino, 0 };
 	int policy;
 
-	if (kf->ops->task_alive(kf, m->tid, &m->ident) &&
-	    kf->ops->get_policy(kf, m->tid, &policy) == 0 && policy == SCHED_IDLE)
-		kf->ops->set_policy(kf, m->tid, SCHED_OTHER);
+	if (kf->ops->task_alive(kf, tid, &id) &&
+	    kf->ops->get_policy(kf, tid, &policy) == 0 && policy == SCHED_IDLE)
+		kf->ops->set_policy(kf, tid, SCHED_OTHER);
+}
+
+/* The threads in leaving given back, and forgotten on file after. */
+static void give_back_all(struct idle_enforcer *ie, GPtrArray *leaving)
+{
+	for (guint i = 0; i < leaving->len; i++) {
+		const struct idle_member *m = leaving->pdata[i];
+
+		give_back(ie->core->kf, m->tid, m->ident.ino);
+		if (ie->orig)
+			alloc_orig_drop_idle(ie->orig, m->tid, m->ident.ino);
+	}
+}
+
+/* What the last daemon made idle and this one does not keep: SCHED_OTHER
+ * back if it is the same thread (its pidfs inode) and still idle. */
+static void give_back_leftovers(struct kfacade *kf, struct alloc_orig *o)
+{
+	GArray *left = g_array_new(FALSE, FALSE, sizeof(struct orig_idle));
+
+	alloc_orig_idle_leftovers(o, left);
+	for (guint i = 0; i < left->len; i++) {
+		const struct orig_idle *l = &g_array_index(left, struct orig_idle, i);
+
+		give_back(kf, l->tid, l->ino);
+	}
+	g_array_unref(left);
+}
+
+/* After a pass: the leftovers after the first, the records written (anew
+ * when the file holds mostly forgotten lines). */
+static void end_originals(struct idle_enforcer *ie)
+{
+	GHashTableIter iter;
+	struct idle_member *m;
+
+	if (!ie->orig)
+		return;
+	if (!ie->first_done) {
+		give_back_leftovers(ie->core->kf, ie->orig);
+		ie->first_done = true;
+	}
+	if (alloc_orig_wants_rewrite(ie->orig, idle_nr_threads(ie))) {
+		alloc_orig_rewrite_begin(ie->orig);
+		g_mutex_lock(&ie->lock);
+		g_hash_table_iter_init(&iter, ie->set);
+		while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&m))
+			alloc_orig_add_idle(ie->orig, m->tid, m->ident.ino);
+		g_mutex_unlock(&ie->lock);
+		alloc_orig_rewrite_commit(ie->orig);
+	}
+	alloc_orig_flush(ie->orig);
+}
+
+bool idle_keep_originals(struct idle_enforcer *ie, const char *state, const char *boot_id,
+			 GError **err)
+{
+	ie->orig = alloc_orig_open_idle(state, boot_id, err);
+	return ie->orig != NULL;
+}
+
+bool idle_give_back_file(struct kfacade *kf, const char *state, const char *boot_id,
+			 GError **err)
+{
+	struct alloc_orig *o = alloc_orig_open_idle(state, boot_id, err);
+
+	if (!o)
+		return false;
+	give_back_leftovers(kf, o);
+	alloc_orig_close(o, true);
+	return true;
 }
 
 /* The threads of set not in keep: taken out of set (under the lock),
@@ -236,23 +327,24 @@ void idle_pass(struct idle_enforcer *ie)
 			make_idle(ie, m);
 	}
 	leaving = take_leaving(ie, keep);
-	for (guint i = 0; i < leaving->len; i++)
-		give_back(ie, leaving->pdata[i]);
+	give_back_all(ie, leaving);
 	g_ptr_array_unref(leaving);
 	g_hash_table_unref(keep);
 	/* Children of ours that are no members: nothing to take. */
 	g_mutex_lock(&ie->lock);
 	g_hash_table_remove_all(ie->born);
 	g_mutex_unlock(&ie->lock);
+	end_originals(ie);
 }
 
 void idle_release_all(struct idle_enforcer *ie)
 {
 	GPtrArray *leaving = take_leaving(ie, NULL);
 
-	for (guint i = 0; i < leaving->len; i++)
-		give_back(ie, leaving->pdata[i]);
+	give_back_all(ie, leaving);
 	g_ptr_array_unref(leaving);
+	if (ie->orig)
+		alloc_orig_flush(ie->orig);
 }
 
 struct idle_enforcer *idle_enforcer_new(struct cg_core *core)
@@ -290,6 +382,10 @@ void idle_enforcer_free(struct idle_enforcer *ie)
 	if (!ie)
 		return;
 	cg_unsubscribe(ie->core, &ie->sub);
+	/* Nothing left to give back: no file. */
+	if (ie->orig)
+		alloc_orig_close(ie->orig, !idle_nr_threads(ie) &&
+					   !alloc_orig_has_leftovers(ie->orig));
 	g_hash_table_unref(ie->set);
 	g_hash_table_unref(ie->born);
 	g_array_unref(ie->want);

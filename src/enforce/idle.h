@@ -6,7 +6,9 @@
  * or batch thread, or one already idle by its own choice, is left as it
  * is), and they get SCHED_OTHER back when the group's cpu.idle is 0
  * again, they leave it, or the daemon stops. A child forked by a thread
- * made idle inherits the policy, and is taken as made idle too.
+ * made idle inherits the policy, and is taken as made idle too. Those it
+ * made idle are on file beside the state, for the next daemon after a
+ * kill -9 (idle_keep_originals).
  *
  * Under the core lock only a flag and a kick (a subscriber); passes copy
  * the members of idle groups under the read side and make the system calls
@@ -14,6 +16,7 @@
 #ifndef CGFUSED_ENFORCE_IDLE_H
 #define CGFUSED_ENFORCE_IDLE_H
 
+#include <glib.h>
 #include <stdint.h>
 
 #include "core/cgroup.h"
@@ -22,7 +25,20 @@ struct idle_enforcer;
 
 /* Subscribes to the core; NULL when no hierarchy has the cpu controller. */
 struct idle_enforcer *idle_enforcer_new(struct cg_core *core);
-/* Unsubscribes and frees, after idle_release_all(). NULL-safe. */
+/* Records the threads it makes idle in STATE.idle (alloc/alloc_orig.h),
+ * before it changes them, so that a daemon started after a kill -9 takes
+ * them: the first pass keeps those still in idle groups and gives
+ * SCHED_OTHER back to the others (the same thread, by its pidfs inode,
+ * and still SCHED_IDLE). Before the passes; false and err if the file is
+ * refused. */
+bool idle_keep_originals(struct idle_enforcer *ie, const char *state, const char *boot_id,
+			 GError **err);
+/* With no enforcer (no hierarchy has cpu): what the last daemon left in
+ * STATE.idle given back now, and the file removed. */
+bool idle_give_back_file(struct kfacade *kf, const char *state, const char *boot_id,
+			 GError **err);
+/* Unsubscribes and frees, after idle_release_all(); the file removed if
+ * nothing is left on it. NULL-safe. */
 void idle_enforcer_free(struct idle_enforcer *ie);
 
 /* One pass: makes the new members of idle groups SCHED_IDLE, and gives

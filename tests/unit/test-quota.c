@@ -7,9 +7,11 @@
 #include <errno.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <glib.h>
+#include <glib/gstdio.h>
 
 #include "core/cgroup.h"
 #include "ctl/cpu.h"
@@ -372,6 +374,70 @@ static void test_idle(void)
 	teardown(&e, qe);
 }
 
+/* What a daemon killed with kill -9 made idle (its STATE.idle as it left
+ * it): the next one keeps the threads still in idle groups, gives the
+ * others SCHED_OTHER back, and touches no thread whose identity differs. */
+static void test_idle_after_crash(void)
+{
+	struct quota_enforcer *qe;
+	struct idle_enforcer *ie;
+	struct env e;
+	GError *err = NULL;
+	char *dir = g_dir_make_tmp("test-quota-XXXXXX", &err);
+	char *state = g_build_filename(dir, "s.state", NULL);
+	char *file = g_strconcat(state, ".idle", NULL), *bad;
+	uint64_t g, c;
+	FILE *f;
+
+	g_assert_no_error(err);
+	setup(&e, &qe);
+	ie = idle_enforcer_new(e.core);
+	g_assert_true(idle_keep_originals(ie, state, "boot-1", &err));
+	g_assert_no_error(err);
+	g = mkdir_ok(&e, e.top[0], "g");
+	c = mkdir_ok(&e, g, "c");
+	wr_ok(&e, c, "cgroup.procs", "100");
+	wr_ok(&e, g, "cpu.idle", "1");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_IDLE);
+	/* kill -9: nothing given back, the file as it was. */
+	idle_enforcer_free(ie);
+	g_assert_true(g_file_test(file, G_FILE_TEST_EXISTS));
+	/* A thread of the same id but another identity, and lines that mean
+	 * nothing: not acted on. */
+	fake_kf_fork(e.fk, 100, 300, 300);
+	wr_ok(&e, e.top[0], "cgroup.procs", "300");
+	bad = g_strdup_printf("i 300 %" G_GUINT64_FORMAT "\ni x 1\nt 1 1 0 0\n",
+			      fake_kf_ino(e.fk, 300) + 1);
+	g_assert_nonnull(f = fopen(file, "a"));
+	fputs(bad, f);
+	fclose(f);
+	/* 101 left the idle group meanwhile. */
+	wr_ok(&e, e.top[0], "tasks", "101");
+	ie = idle_enforcer_new(e.core);
+	g_assert_true(idle_keep_originals(ie, state, "boot-1", &err));
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_IDLE);
+	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 300), ==, SCHED_IDLE);
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 1);
+	/* 100 is this daemon's now: given back at cpu.idle 0. */
+	wr_ok(&e, g, "cpu.idle", "0");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 300), ==, SCHED_IDLE);
+	/* A clean stop with nothing left: no file. */
+	idle_release_all(ie);
+	idle_enforcer_free(ie);
+	g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
+	g_assert_cmpint(g_rmdir(dir), ==, 0);
+	teardown(&e, qe);
+	g_free(bad);
+	g_free(file);
+	g_free(state);
+	g_free(dir);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -383,5 +449,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/quota/hierarchy-and-members", test_hierarchy_and_members);
 	g_test_add_func("/quota/settings-and-release", test_settings_and_release);
 	g_test_add_func("/quota/idle", test_idle);
+	g_test_add_func("/quota/idle-after-crash", test_idle_after_crash);
 	return g_test_run();
 }
