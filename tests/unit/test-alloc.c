@@ -1124,6 +1124,32 @@ static void test_pass_breathes(void)
 	teardown(&e);
 }
 
+/* Sleepers alone, in groups of unequal shares, cost no placing once known
+ * asleep: an idle daemon's pass walks no thread (a placing walks them
+ * all; docs/benchmarks.md measures the idle daemon's CPU). */
+static void test_sleepers_do_not_dither(void)
+{
+	struct env e;
+	struct group g[30];
+	char names[30][8];
+	uint64_t placings;
+
+	setup(&e);
+	make_flat(&e, g, names, 30);
+	for (unsigned i = 0; i < 30; i += 3) {
+		wr_ok(&e, group_id(&e, names[i]), "cpu.shares", "512");
+		wr_ok(&e, group_id(&e, names[i + 1]), "cpu.shares", "2048");
+		wr_ok(&e, group_id(&e, names[i + 2]), "cpu.shares", "3000");
+	}
+	for (int pass = 0; pass < 5; pass++)
+		run_period(&e, g, 30);
+	placings = alloc_stats(alloc)->placings;
+	for (int pass = 0; pass < 10; pass++)
+		run_period(&e, g, 30);
+	g_assert_cmpuint(alloc_stats(alloc)->placings, ==, placings);
+	teardown(&e);
+}
+
 /* Threads weighed in slices of the placing (200 threads: four slices,
  * each group's threads in more than one) get what one weighing gives. */
 static void test_weighed_in_slices(void)
@@ -1336,5 +1362,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/view/passes-while-moving", test_view_passes_while_moving);
 	g_test_add_func("/alloc/pass/breathes", test_pass_breathes);
 	g_test_add_func("/alloc/pass/weighed-in-slices", test_weighed_in_slices);
+	g_test_add_func("/alloc/pass/sleepers-do-not-dither", test_sleepers_do_not_dither);
 	return g_test_run();
 }
