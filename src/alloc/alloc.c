@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <malloc.h>
 #include <math.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,14 @@
  * cost no read but the reconcile's. */
 #define WATCH_PASSES 50
 #define WATCH_MAX_SHIFT 6
+/* A pass gives its CPU up (sched_yield) after this much work, checked at
+ * each system call of its loops and every BREATH_STEPS threads of plain
+ * computation: the FUSE workers share the
+ * daemon's CPUs with it, and a request that wakes while a placing of
+ * 10,000 threads runs would otherwise wait for the scheduler's tick (4 ms
+ * here), as user space has no cond_resched(). No lock is held there. */
+#define BREATH_NS 200000
+#define BREATH_STEPS 64
 /* Pass times kept for cgfused.stat's percentiles. */
 #define PASS_RING 256
 
@@ -131,6 +140,8 @@ struct allocator {
 	bool dithering;			/* the last placing dithers in time */
 	bool sessions_weighed;		/* ... and weighs sessions against each other */
 	bool empty;			/* no group but the roots, no task */
+	uint64_t breath_ns;		/* when this pass last gave its CPU up */
+	unsigned steps;			/* of breathe_step() */
 	/* What cgfused.stat shows (read under the core lock by on_stat). */
 	GMutex shown_lock;		/* after the core lock */
 	struct alloc_stats shown;
@@ -143,6 +154,27 @@ static uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* In a loop over threads: yields if BREATH_NS of work went by since the
+ * last time. A clock read (vDSO): for loops that make system calls. */
+static void breathe(struct allocator *a)
+{
+	uint64_t now = now_ns();
+
+	if (now - a->breath_ns < BREATH_NS)
+		return;
+	sched_yield();
+	a->st.yields++;
+	a->breath_ns = now_ns();
+}
+
+/* The same, looking at the clock every BREATH_STEPS steps: for loops of
+ * plain computation. */
+static void breathe_step(struct allocator *a)
+{
+	if (++a->steps % BREATH_STEPS == 0)
+		breathe(a);
 }
 
 static void free_autogroup(gpointer p)
@@ -555,8 +587,10 @@ static void take_view(struct allocator *a)
 		if (!cs->gone)
 			cpuset_set(a, cs);
 	}
-	for (guint i = 0; i < v->tasks->len; i++)
+	for (guint i = 0; i < v->tasks->len; i++) {
 		take_task(a, &g_array_index(v->tasks, struct sched_task, i));
+		breathe(a);
+	}
 	for (guint i = 0; i < v->groups->len; i++) {
 		const struct sched_group *g = &g_array_index(v->groups, struct sched_group, i);
 
@@ -618,6 +652,7 @@ static void sample_sleepers(struct allocator *a)
 
 		pr->clock_known = true;
 		pr->clock = now;
+		breathe(a);
 		if (!ran)
 			continue;
 		for (struct task_sched *s = pr->threads; s; s = s->proc_next)
@@ -635,8 +670,10 @@ static void sample_sleepers(struct allocator *a)
 static void sample_tasks(struct allocator *a)
 {
 	/* Backwards: one that leaves active is replaced by one seen already. */
-	for (guint i = a->active->len; i-- > 0;)
+	for (guint i = a->active->len; i-- > 0;) {
 		sample_task(a, a->active->pdata[i]);
+		breathe(a);
+	}
 	sample_sleepers(a);
 	sched_view_charge(a->core, (const struct sched_sample *)a->charges->data, a->charges->len);
 	/* Many (the first samples of many new threads): not kept for good. */
@@ -780,6 +817,7 @@ static void bucket_targets(struct allocator *a, const GArray *targets, GArray *p
 			ag->weight += tg->weight;
 		ag->floor = MAX(ag->floor, tg->s->owner_floor);
 		g_array_append_val(placed, p);
+		breathe_step(a);
 	}
 }
 
@@ -832,6 +870,7 @@ static void check_sessions(struct allocator *a)
 		pid_t pid = g_array_index(procs, pid_t, i);
 		int id, nice;
 
+		breathe(a);
 		if (kf->ops->get_autogroup(kf, pid, &id, &nice) < 0)
 			continue;
 		ag = g_hash_table_lookup(a->autogroups, GINT_TO_POINTER(id));
@@ -940,6 +979,7 @@ static void apply_nice(struct allocator *a, GArray *placed)
 		const struct nice_bucket *b =
 			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
 
+		breathe_step(a);
 		a->dithering |= a->may_lower && rotates(b);
 		/* Unprivileged, dithering would ratchet every nice up to 19. */
 		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
@@ -1110,8 +1150,13 @@ static void place_tasks(struct allocator *a)
 	GArray *targets = a->targets, *placed = a->placed;
 
 	g_array_set_size(targets, 0);
-	alloc_weights(&a->groups, (struct task_sched *const *)a->order->pdata, a->order->len,
-		      targets);
+	/* In slices, breathing between them: each is weighed against the
+	 * same sums (nothing changes them meanwhile). */
+	for (guint i = 0; i < a->order->len; i += BREATH_STEPS) {
+		alloc_weights(&a->groups, (struct task_sched *const *)a->order->pdata + i,
+			      MIN(BREATH_STEPS, a->order->len - i), targets);
+		breathe(a);
+	}
 	bucket_targets(a, targets, placed);
 	forget_autogroups(a);
 	/* The originals on file before anything is changed. */
@@ -1122,6 +1167,7 @@ static void place_tasks(struct allocator *a)
 	for (guint i = 0; i < a->order->len; i++) {
 		struct task_sched *s = a->order->pdata[i];
 
+		breathe_step(a);
 		if (!s->seen || s->exited)
 			continue;
 		if (!s->group && s->nice_set) {
@@ -1251,6 +1297,7 @@ static void see_new(struct allocator *a)
 		pid_t tid = g_array_index(a->unseen, pid_t, i);
 		struct task_sched *s = alloc_task_lookup(a->tasks, tid);
 
+		breathe(a);
 		if (!s || !s->managed || s->exited || s->seen)
 			continue;
 		see_task(a, s);
@@ -1264,6 +1311,8 @@ void alloc_pass(struct allocator *a, bool sample)
 {
 	uint64_t start = now_ns();
 	bool reconcile = sample && a->rotation % RECONCILE_PASSES == 0, placing;
+
+	a->breath_ns = start;
 
 	/* A copy of what changed, if anything: a quiet pass costs no walk. */
 	placing = sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, &a->view);
@@ -1284,6 +1333,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	for (guint i = 0; reconcile && i < a->active->len; i++) {
 		struct task_sched *s = a->active->pdata[i];
 
+		breathe(a);
 		if (s->seen && s->runnable)
 			reconcile_task(a, s);
 	}
@@ -1502,10 +1552,11 @@ static void on_stat(void *data, GString *out)
 		"view_copied_groups %" G_GUINT64_FORMAT "\n"
 		"view_copied_tasks %" G_GUINT64_FORMAT "\n"
 		"weighed_groups %u\n"
+		"yields %" G_GUINT64_FORMAT "\n"
 		"privileged %d\n",
 		st.managed, st.passes, st.placings, st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
 		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6,
 		st.autogroups_left_alone, st.escapes, st.copied_groups, st.copied_tasks,
-		st.weighed_groups, a->may_lower);
+		st.weighed_groups, st.yields, a->may_lower);
 }

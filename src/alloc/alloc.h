@@ -32,6 +32,7 @@ struct alloc_stats {
 	 * threads): what changed, not the tree (core/sched_view.h). */
 	uint64_t copied_groups, copied_tasks;
 	unsigned weighed_groups;	/* groups in the allocator's own copy */
+	uint64_t yields;		/* times a pass gave its CPU up (alloc.c) */
 };
 
 struct allocator;

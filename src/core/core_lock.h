@@ -14,7 +14,23 @@
  * for a writer that is not there.
  *
  * Not recursive: a reader must not take the write side, nor a writer
- * either side again. */
+ * either side again.
+ *
+ * Lock order (a lock may be taken while holding those above it, never
+ * those below it while holding it):
+ *   1. state's job_lock (state_snapshot: one writer of the state files);
+ *   2. this lock: its writer mutex, then the slots in order; a reader
+ *      holds one slot;
+ *   3. leaves, taken under it or alone, holding nothing while held: the
+ *      allocator's events_lock and shown_lock, the freezer enforcer's
+ *      shown_lock, the state's sync_lock, the freezer's confirm lock,
+ *      fs.c's open-file lock. state's job_lock is only ever tried
+ *      (g_mutex_trylock) under this lock; cgrules' engine lock is never
+ *      held into it.
+ * Nothing slow under it: no /proc read, fork, fsync or walk of every
+ * thread. The allocator's passes, which do walk every managed thread and
+ * read /proc, hold no lock meanwhile and give the CPU up every 0.2 ms
+ * (alloc.c, BREATH_NS). */
 #ifndef CGFUSED_CORE_LOCK_H
 #define CGFUSED_CORE_LOCK_H
 

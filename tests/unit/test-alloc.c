@@ -1093,6 +1093,78 @@ static void test_view_change_during_pass(void)
 	teardown(&e);
 }
 
+/* A pass gives its CPU up while it works through many threads (here each
+ * original's read takes 0.3 ms, more than a breath's 0.2 ms), so that a
+ * FUSE request on the same CPU does not wait for the scheduler's tick. */
+static int slow_get_nice(struct kfacade *kf, pid_t tid, int *nice)
+{
+	g_usleep(300);
+	return real_ops->get_nice(kf, tid, nice);
+}
+
+static void test_pass_breathes(void)
+{
+	static struct kfacade_ops ops;
+	struct env e;
+	struct group g[20];
+	char names[20][8];
+	uint64_t before;
+
+	setup(&e);
+	real_ops = e.core->kf->ops;
+	ops = *real_ops;
+	ops.get_nice = slow_get_nice;
+	e.core->kf->ops = &ops;
+	make_flat(&e, g, names, 20);
+	before = alloc_stats(alloc)->yields;
+	alloc_pass(alloc, true);	/* reads the 20 threads' originals */
+	g_assert_cmpuint(alloc_stats(alloc)->managed, ==, 20);
+	g_assert_cmpuint(alloc_stats(alloc)->yields - before, >=, 10);
+	e.core->kf->ops = real_ops;
+	teardown(&e);
+}
+
+/* Sleepers alone, in groups of unequal shares, cost no placing once known
+ * asleep: an idle daemon's pass walks no thread (a placing walks them
+ * all; docs/benchmarks.md measures the idle daemon's CPU). */
+static void test_sleepers_do_not_dither(void)
+{
+	struct env e;
+	struct group g[30];
+	char names[30][8];
+	uint64_t placings;
+
+	setup(&e);
+	make_flat(&e, g, names, 30);
+	for (unsigned i = 0; i < 30; i += 3) {
+		wr_ok(&e, group_id(&e, names[i]), "cpu.shares", "512");
+		wr_ok(&e, group_id(&e, names[i + 1]), "cpu.shares", "2048");
+		wr_ok(&e, group_id(&e, names[i + 2]), "cpu.shares", "3000");
+	}
+	for (int pass = 0; pass < 5; pass++)
+		run_period(&e, g, 30);
+	placings = alloc_stats(alloc)->placings;
+	for (int pass = 0; pass < 10; pass++)
+		run_period(&e, g, 30);
+	g_assert_cmpuint(alloc_stats(alloc)->placings, ==, placings);
+	teardown(&e);
+}
+
+/* Threads weighed in slices of the placing (200 threads: four slices,
+ * each group's threads in more than one) get what one weighing gives. */
+static void test_weighed_in_slices(void)
+{
+	struct env e;
+	struct group g[] = { { "A", 100, 100, 100 }, { "B", 1000, 100, 100 } };
+	const double want[] = { 100.0 / 3, 200.0 / 3 };
+
+	setup(&e);
+	make_groups(&e, g, 2);
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "2048");
+	expect_shares(&e, g, 2, want, 0.5);
+	teardown(&e);
+}
+
 /* A group and a thread marked for the next copy, then removed, or gone,
  * before it: the copy says so, and nothing is asked of the gone thread. */
 static void test_view_marked_then_gone(void)
@@ -1288,5 +1360,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/view/change-during-pass", test_view_change_during_pass);
 	g_test_add_func("/alloc/view/marked-then-gone", test_view_marked_then_gone);
 	g_test_add_func("/alloc/view/passes-while-moving", test_view_passes_while_moving);
+	g_test_add_func("/alloc/pass/breathes", test_pass_breathes);
+	g_test_add_func("/alloc/pass/weighed-in-slices", test_weighed_in_slices);
+	g_test_add_func("/alloc/pass/sleepers-do-not-dither", test_sleepers_do_not_dither);
 	return g_test_run();
 }
