@@ -983,7 +983,7 @@ static void test_whole_heavy_count_rotates(void)
 /* The incremental view (core/sched_view.h): a pass copies what changed. */
 
 /* Groups G0..Gn-1, each with one sleeping single-threaded process. */
-static void make_flat(struct env *e, struct group *g, char (*names)[8], unsigned n)
+static void make_flat(struct env *e, struct group *g, char (*names)[12], unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(names[i], sizeof(names[i]), "G%u", i);
@@ -996,7 +996,7 @@ static void test_view_copies_what_changed(void)
 {
 	struct env e;
 	struct group g[100];
-	char names[100][8];
+	char names[100][12];
 	struct alloc_stats before;
 
 	setup(&e);
@@ -1107,7 +1107,7 @@ static void test_pass_breathes(void)
 	static struct kfacade_ops ops;
 	struct env e;
 	struct group g[20];
-	char names[20][8];
+	char names[20][12];
 	uint64_t before;
 
 	setup(&e);
@@ -1131,7 +1131,7 @@ static void test_sleepers_do_not_dither(void)
 {
 	struct env e;
 	struct group g[30];
-	char names[30][8];
+	char names[30][12];
 	uint64_t placings;
 
 	setup(&e);
