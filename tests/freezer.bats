@@ -20,26 +20,12 @@ teardown() {
 	cg_teardown
 }
 
-# busy VAR: starts a busy loop and stores its PID in VAR.
-busy() {
-	"$CG_PYTHON" -c 'while True: pass' >/dev/null 2>&1 3>&- &
-	CG_HELPERS+=("$!")
-	printf -v "$1" %s "$!"
-}
-
-# cpu_ns PID: the thread's CPU time so far (ns, exact).
-cpu_ns() {
-	local run rest
-	read -r run rest <"/proc/$1/schedstat"
-	echo "$run"
-}
-
 # ran PID: how long the thread ran in the next 0.4 s (ns).
 ran() {
 	local a b
-	a=$(cpu_ns "$1")
+	a=$(cg_cpu_ns "$1")
 	sleep 0.4
-	b=$(cpu_ns "$1")
+	b=$(cg_cpu_ns "$1")
 	echo $((b - a))
 }
 
@@ -78,7 +64,7 @@ wait_state() {
 
 # frozen_busy VAR: a busy loop in g, frozen; its PID in VAR.
 frozen_busy() {
-	busy "$1"
+	cg_busy "$1"
 	echo "${!1}" >"$MNT/g/cgroup.procs"
 	echo FROZEN >"$MNT/g/freezer.state"
 	wait_state "$MNT/g" FROZEN
@@ -115,8 +101,8 @@ frozen_busy() {
 
 @test "FROZEN stops every thread of a busy group until THAWED" {
 	local a b
-	busy a
-	busy b
+	cg_busy a
+	cg_busy b
 	echo "$a" >"$MNT/g/cgroup.procs"
 	echo "$b" >"$MNT/g/cgroup.procs"
 	assert_runs "$a"
@@ -136,8 +122,8 @@ frozen_busy() {
 
 @test "a frozen group's subgroups freeze; a thread moved in freezes, one moved out runs" {
 	local a b
-	busy a
-	busy b
+	cg_busy a
+	cg_busy b
 	mkdir "$MNT/g/sub"
 	echo "$a" >"$MNT/g/sub/cgroup.procs"
 	echo FROZEN >"$MNT/g/freezer.state"
@@ -219,7 +205,7 @@ stop_job() {
 
 @test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
 	local a t
-	busy a
+	cg_busy a
 	# strace holds it (PTRACE_SEIZE): ptrace allows one tracer.
 	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
 	t=$!

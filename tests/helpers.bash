@@ -177,6 +177,20 @@ cg_sleeper() {
 	printf -v "$1" %s "$!"
 }
 
+# cg_busy VAR: starts a busy loop (one thread) and stores its PID in VAR.
+cg_busy() {
+	"$CG_PYTHON" -c 'while True: pass' >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	printf -v "$1" %s "$!"
+}
+
+# cg_cpu_ns PID: the thread's CPU time so far (ns, exact).
+cg_cpu_ns() {
+	local run rest
+	read -r run rest <"/proc/$1/schedstat"
+	echo "$run"
+}
+
 # cg_sleeper_as UID VAR: a `sleep 1000` of user and group UID, its PID in
 # VAR; returns once it runs as that user (setpriv has changed its ids and
 # exec'd sleep), so that a move of it is judged by its new owner.

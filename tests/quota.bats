@@ -22,28 +22,14 @@ teardown() {
 	cg_teardown
 }
 
-# busy VAR: starts a busy loop and stores its PID in VAR.
-busy() {
-	"$CG_PYTHON" -c 'while True: pass' >/dev/null 2>&1 3>&- &
-	CG_HELPERS+=("$!")
-	printf -v "$1" %s "$!"
-}
-
-# cpu_ns PID: the thread's CPU time so far (ns, exact).
-cpu_ns() {
-	local run rest
-	read -r run rest <"/proc/$1/schedstat"
-	echo "$run"
-}
-
 # share PID SECONDS: the thread's CPU time over the next SECONDS, in
 # thousandths of the wall time.
 share() {
 	local a b t0 t1
-	a=$(cpu_ns "$1")
+	a=$(cg_cpu_ns "$1")
 	t0=$(date +%s%N)
 	sleep "$2"
-	b=$(cpu_ns "$1")
+	b=$(cg_cpu_ns "$1")
 	t1=$(date +%s%N)
 	echo $(((b - a) * 1000 / (t1 - t0)))
 }
@@ -81,12 +67,12 @@ wait_throttled() {
 # ptrace-stop, and it runs.
 assert_free() {
 	local i a
-	a=$(cpu_ns "$1")
+	a=$(cg_cpu_ns "$1")
 	for ((i = 0; i < 50; i++)); do
 		[[ $(state "$1") != t ]] || { echo "$1 is stopped (t) at look $i" >&2; return 1; }
 		sleep 0.02
 	done
-	[[ $(cpu_ns "$1") -gt $a ]] || { echo "$1 did not run" >&2; return 1; }
+	[[ $(cg_cpu_ns "$1") -gt $a ]] || { echo "$1 did not run" >&2; return 1; }
 }
 
 # wait_free PID: the thread leaves its stop within 20 s, then is free.
@@ -102,7 +88,7 @@ wait_free() {
 # capped_busy VAR: a busy loop in g, capped at 20% of a CPU, seen stopped.
 capped_busy() {
 	local pid
-	busy pid
+	cg_busy pid
 	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
 	echo "$pid" >"$MNT/g/cgroup.procs"
 	wait_throttled "$pid"
@@ -126,7 +112,7 @@ capped_busy() {
 
 @test "a 10 ms period caps too" {
 	local a s
-	busy a
+	cg_busy a
 	echo 10000 >"$MNT/g/cpu.cfs_period_us"
 	echo 2000 >"$MNT/g/cpu.cfs_quota_us"
 	echo "$a" >"$MNT/g/cgroup.procs"
@@ -155,7 +141,7 @@ capped_busy() {
 @test "a parent's quota holds its subgroups; the child's cpu.stat.local counts it" {
 	local a s
 	mkdir "$MNT/g/c"
-	busy a
+	cg_busy a
 	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
 	echo "$a" >"$MNT/g/c/cgroup.procs"
 	wait_throttled "$a"
