@@ -30,8 +30,8 @@ bool quota_period_wants_sample(const struct quota_period *p, uint64_t now)
 }
 
 /* __refill_cfs_bandwidth_runtime(): the period that ends used used. What
- * it ran over its budget is taken from the next (at most a period's
- * worth); what it left is kept up to the burst. */
+ * it ran over its budget is taken from the next ones (see
+ * QUOTA_DEBT_MAX_NS); what it left is kept up to the burst. */
 static void end_period(struct quota_period *p, uint64_t used, struct cfs_bandwidth_stat *d)
 {
 	int64_t quota = (int64_t)p->quota, left = p->runtime - (int64_t)used;
@@ -43,7 +43,7 @@ static void end_period(struct quota_period *p, uint64_t used, struct cfs_bandwid
 		d->burst_time += MIN((int64_t)used, p->runtime) - quota;
 	}
 	p->runtime = MIN(left + quota, quota + (int64_t)p->burst);
-	p->runtime = MAX(p->runtime, -(int64_t)p->period);
+	p->runtime = MAX(p->runtime, -(int64_t)MAX(p->period, QUOTA_DEBT_MAX_NS));
 	p->throttled_in_period = false;
 }
 

@@ -18,6 +18,11 @@
 #define QUOTA_SAMPLE_MAX_NS 10000000ULL
 /* The shortest wait before a predicted run-out. */
 #define QUOTA_WAIT_MIN_NS 100000ULL
+/* A debt is kept up to a period's worth or this, whichever is more: with
+ * short periods a late sample of several busy threads overruns by more
+ * than a period, and forgetting that lets the group run over its quota;
+ * the bound keeps a stalled daemon's debt from throttling for long. */
+#define QUOTA_DEBT_MAX_NS 100000000ULL
 
 struct quota_period {
 	uint64_t quota, period, burst;	/* ns, as cpu.cfs_*_us say */

@@ -75,7 +75,8 @@ static void test_period_debt_and_burst(void)
 
 	/* What a period ran over is paid back by the next ones, a quota
 	 * a period (the share over many periods is the quota's), but a
-	 * debt is cut to a period's worth (a stalled daemon). */
+	 * debt is cut to a period's worth or 100 ms, whichever is more (a
+	 * stalled daemon). */
 	quota_period_init(&p, 10 * MS, 100 * MS, 0, 0, 0);
 	quota_period_update(&p, 100 * MS, 300 * MS, &d);
 	g_assert_cmpint(p.runtime, ==, -100 * (int64_t)MS);
@@ -89,6 +90,14 @@ static void test_period_debt_and_burst(void)
 	/* A period counts when the group ran or was throttled in it. */
 	g_assert_cmpuint(d.nr_periods, ==, 3);
 	g_assert_cmpuint(d.nr_throttled, ==, 3);
+	/* Short periods: two threads sampled late ran 30 ms of a 5 ms
+	 * quota; all 25 ms are owed, not only a 10 ms period's worth. */
+	quota_period_init(&p, 5 * MS, 10 * MS, 0, 0, 0);
+	quota_period_update(&p, 10 * MS, 30 * MS, &d);
+	g_assert_cmpint(p.runtime, ==, -20 * (int64_t)MS);
+	quota_period_init(&p, 5 * MS, 10 * MS, 0, 0, 0);
+	quota_period_update(&p, 10 * MS, 1000 * MS, &d);
+	g_assert_cmpint(p.runtime, ==, -100 * (int64_t)MS);
 
 	/* Burst: unused quota is kept up to the burst, and a period that
 	 * uses it counts in nr_bursts and burst_time. */
