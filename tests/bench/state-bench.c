@@ -5,18 +5,24 @@
  * (the log appended on each move, synced by its thread once a second,
  * compacted as it grows).
  *
- *   state-bench [MOVES [DIR [GROUPS]]]
+ *   state-bench [MOVES [DIR [GROUPS[,GROUPS...]]]]
  *
  * default 200000 moves, state in a directory made (0700, as the state's
  * must be) in /var/tmp and removed after, no groups but the two the
  * moves are between (GROUPS more make each compaction's snapshot larger
- * and rarer). Prints the median, mean, p99, p99.9 and max time of a move
- * and moves per second, from the run with the median median of 5, and
- * apart the moves whose record set off a compaction (the log's count
- * started again): how many, their median and max. On a shared machine
- * the tail is mostly other load; these moves are the compaction's own. */
+ * and rarer; a list runs each). Prints the median, mean, p99, p99.9 and
+ * max time of a move and moves per second, from the run with the median
+ * median of 5, and apart the moves whose record set off a compaction
+ * (the log's count started again; a compaction's snapshot is built by
+ * the state's thread meanwhile, see docs/design.md): how many, their
+ * median and max; and the longest the core lock was held by a
+ * compaction's step, and in brackets the most CPU time a step took
+ * (cgfused.stat's state_compaction_hold_max_us and _step_cpu_max_us; "-"
+ * where the state has no such lines). On a shared machine the tail is
+ * mostly other load; these moves are the compaction's own. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include <glib.h>
@@ -49,7 +55,19 @@ struct result {
 	double rate;				/* moves per second */
 	unsigned compactions;
 	double compact_median, compact_max;	/* ns, of the moves that compacted */
+	long hold_max_us, step_cpu_max_us;	/* -1: not told */
 };
+
+/* A figure of cgfused.stat, or -1. */
+static long stat_figure(struct env *e, const char *key)
+{
+	char *stat = rd(e, e->top[0], "cgfused.stat");
+	const char *line = strstr(stat, key);
+	long val = line ? atol(line + strlen(key)) : -1;
+
+	g_free(stat);
+	return val;
+}
 
 /* One run: pid moved back and forth between two groups, each move timed. */
 static struct result run(const char *dir, const char *file, unsigned nthreads, unsigned moves,
@@ -85,6 +103,8 @@ static struct result run(const char *dir, const char *file, unsigned nthreads, u
 		wr_ok(&e, g[i % 2], file, "1000");
 		ns[i] = now_ns() - t0;
 		sum += ns[i];
+		/* The switch (the log starts again) is in the thread now, the
+		 * moves after the one that set it off being made meanwhile. */
 		if (st && state_log_records(st) < recs)
 			cns[nc++] = ns[i];
 	}
@@ -92,7 +112,9 @@ static struct result run(const char *dir, const char *file, unsigned nthreads, u
 	qsort(ns, moves, sizeof(ns[0]), cmp_double);
 	res = (struct result){ ns[moves / 2], sum / moves, ns[moves / 100 * 99],
 			       ns[moves / 1000 * 999], ns[moves - 1], moves / (sum / 1e9), nc,
-			       nc ? cns[nc / 2] : 0, nc ? cns[nc - 1] : 0 };
+			       nc ? cns[nc / 2] : 0, nc ? cns[nc - 1] : 0,
+			       st ? stat_figure(&e, "state_compaction_hold_max_us ") : -1,
+			       st ? stat_figure(&e, "state_compaction_step_cpu_max_us ") : -1 };
 	g_free(cns);
 	g_free(ns);
 	if (st)
@@ -130,29 +152,39 @@ int main(int argc, char **argv)
 	unsigned moves = argc > 1 ? (unsigned)atoi(argv[1]) : 200000;
 	char tmp[] = "/var/tmp/state-bench-XXXXXX";
 	const char *dir = argc > 2 ? argv[2] : mkdtemp(tmp);
-	unsigned groups = argc > 3 ? (unsigned)atoi(argv[3]) : 0;
+	char **groups_list = g_strsplit(argc > 3 ? argv[3] : "0", ",", -1);
 	static const struct {
 		const char *file;
 		unsigned nthreads;
 	} cases[] = { { "tasks", 1 }, { "cgroup.procs", 8 } };
 
-	printf("# state-bench: ns per move in the core (fake kernel facade), %u moves a run "
-	       "beside %u more groups, the run of median median of %d; state in %s\n", moves,
-	       groups, RUNS, dir);
-	printf("| move | threads | state | median | mean | p99 | p99.9 | max | moves/s | "
-	       "compactions | their median | max |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-	for (unsigned c = 0; c < G_N_ELEMENTS(cases); c++) {
-		for (int on = 0; on < 2; on++) {
-			struct result r = median(on ? dir : NULL, cases[c].file,
-						 cases[c].nthreads, moves, groups);
+	printf("# state-bench: ns per move in the core (fake kernel facade), %u moves a run, "
+	       "the run of median median of %d; state in %s\n", moves, RUNS, dir);
+	printf("| groups | move | threads | state | median | mean | p99 | p99.9 | max | moves/s | "
+	       "compactions | their median | max | lock hold max µs (CPU) |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (char **gl = groups_list; *gl; gl++) {
+		unsigned groups = (unsigned)atoi(*gl);
 
-			printf("| %s | %u | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f | %u | "
-			       "%.0f | %.0f |\n", cases[c].file, cases[c].nthreads,
-			       on ? "yes" : "no", r.median, r.mean, r.p99, r.p999, r.max, r.rate,
-			       r.compactions, r.compact_median, r.compact_max);
+		for (unsigned c = 0; c < G_N_ELEMENTS(cases); c++) {
+			for (int on = 0; on < 2; on++) {
+				struct result r = median(on ? dir : NULL, cases[c].file,
+							 cases[c].nthreads, moves, groups);
+				char hold[24] = "-";
+
+				if (r.hold_max_us >= 0)
+					g_snprintf(hold, sizeof(hold), "%ld (%ld)", r.hold_max_us,
+						   r.step_cpu_max_us);
+				printf("| %u | %s | %u | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f "
+				       "| %u | %.0f | %.0f | %s |\n", groups, cases[c].file,
+				       cases[c].nthreads, on ? "yes" : "no", r.median, r.mean, r.p99,
+				       r.p999, r.max, r.rate, r.compactions, r.compact_median,
+				       r.compact_max, hold);
+				fflush(stdout);
+			}
 		}
 	}
+	g_strfreev(groups_list);
 	if (argc <= 2)
 		g_rmdir(dir);
 	return 0;
