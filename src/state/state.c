@@ -29,7 +29,7 @@
  * changed since their visit, or after STATE_ROUNDS visits of changes. */
 #define STATE_STEP_US 500
 #define STATE_GAP_US 50
-#define STATE_LAST_GROUPS 256
+#define STATE_LAST_GROUPS 128
 #define STATE_ROUNDS 8
 
 /* Two logs, FILE.log and FILE.log2, take turns: records go to the current
@@ -249,6 +249,18 @@ static void note_hold(struct cg_state *st, gint64 held_us, uint64_t cpu_ns, uint
 
 unsigned state_step_groups;
 
+/* Ahead of the records: the hooks only copy into what is allocated. A
+ * full disk is tried again each second. The sync thread's, without the
+ * lock. */
+static struct state_log *reserve_log(struct cg_state *st)
+{
+	struct state_log *log = &st->logs[g_atomic_int_get(&st->cur)];
+
+	g_atomic_int_set(&st->grow, 0);
+	state_log_reserve(log);
+	return log;
+}
+
 /* With job_lock held: the snapshot begun by start_compaction() built a
  * step at a time, each under the core lock for STATE_STEP_US (all at
  * once when the caller holds the lock: locked), the logs switched in the
@@ -285,6 +297,9 @@ static GString *build_snapshot(struct cg_state *st, struct snap_build *b, bool l
 		if (last)
 			break;
 		step("step");
+		/* The log goes on meanwhile: its room too. */
+		if (g_atomic_int_get(&st->grow))
+			reserve_log(st);
 		g_usleep(STATE_GAP_US);
 	}
 	atomic_store(&st->hold_last_ns, longest);
@@ -579,11 +594,7 @@ static gpointer sync_main(gpointer data)
 		st->wake = false;
 		job = st->build || st->pending || !g_atomic_int_get(&st->next_ready);
 		g_mutex_unlock(&st->sync_lock);
-		/* Ahead of the records: the hooks only copy into what is
-		 * allocated. A full disk is tried again each second. */
-		log = &st->logs[g_atomic_int_get(&st->cur)];
-		g_atomic_int_set(&st->grow, 0);
-		state_log_reserve(log);
+		log = reserve_log(st);
 		if (g_atomic_int_compare_and_exchange(&st->dirty, 1, 0))
 			fdatasync(log->fd);
 		/* Records that went to the other log before a switch are
