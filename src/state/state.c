@@ -78,8 +78,8 @@ struct cg_state {
 	/* The longest the core lock was held by a compaction's step, the
 	 * last compaction's longest, and how many were made (ns; atomics,
 	 * for cgfused.stat). */
-	_Atomic uint64_t hold_max_ns, hold_last_ns, step_cpu_max_ns;
-	atomic_uint compactions;
+	_Atomic uint64_t hold_max_ns, hold_last_ns, step_cpu_max_ns, hold_sum_ns;
+	atomic_uint compactions, steps;
 	GMutex job_lock;		/* one writer of the files at a time */
 };
 
@@ -219,7 +219,6 @@ static void switch_logs(struct cg_state *st)
 	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * nr);
 	g_mutex_lock(&st->sync_lock);
 	st->build = NULL;
-	st->pending_records = nr;
 	st->pending_old = old;
 	g_mutex_unlock(&st->sync_lock);
 }
@@ -240,6 +239,8 @@ static void note_hold(struct cg_state *st, gint64 held_us, uint64_t cpu_ns, uint
 	uint64_t ns = (uint64_t)held_us * 1000;
 
 	*longest = MAX(*longest, ns);
+	atomic_fetch_add(&st->hold_sum_ns, ns);
+	atomic_fetch_add(&st->steps, 1);
 	if (ns > atomic_load(&st->hold_max_ns))
 		atomic_store(&st->hold_max_ns, ns);
 	cpu_ns = thread_cpu_ns() - cpu_ns;
@@ -269,6 +270,7 @@ static GString *build_snapshot(struct cg_state *st, struct snap_build *b, bool l
 {
 	GString *snap = g_string_new(NULL);
 	uint64_t longest = 0;
+	unsigned nr;
 	gsize start;
 
 	for (unsigned round = 0;;) {
@@ -310,8 +312,11 @@ static GString *build_snapshot(struct cg_state *st, struct snap_build *b, bool l
 	rec_num(snap, st->generation);
 	rec_str(snap, st->boot_id);
 	rec_end(snap, start);
-	snap_build_append(b, snap);
+	nr = snap_build_append(b, snap);
 	snap_build_free(b);
+	g_mutex_lock(&st->sync_lock);
+	st->pending_records = nr;
+	g_mutex_unlock(&st->sync_lock);
 	return snap;
 }
 
@@ -464,12 +469,18 @@ static void on_mkdir(void *data, struct cgroup *cgrp)
 	append(st, st->buf, 1);
 }
 
-static void on_rmdir(void *data, struct cgroup *parent, const char *name)
+static void on_removing(void *data, struct cgroup *cgrp)
 {
 	struct cg_state *st = data;
 
 	if (st->build)
-		snap_build_removed(st->build, parent, name);
+		snap_build_removed(st->build, cgrp);
+}
+
+static void on_rmdir(void *data, struct cgroup *parent, const char *name)
+{
+	struct cg_state *st = data;
+
 	g_string_truncate(st->buf, 0);
 	rec_group(st->buf, "rmdir", parent);
 	rec_str(st->buf, name);
@@ -561,17 +572,23 @@ static void on_task_exit(void *data, struct task *t)
 		snap_build_exit(st->build, t);
 }
 
-/* Compactions made, the longest the core lock was held by a step of one
- * (of all, and of the last) and the most CPU time a step took (read side:
- * atomics only). */
+/* Compactions made, their steps, how long the core lock was held by a
+ * step (on average; the longest of all, and of the last compaction) and
+ * the most CPU time a step took (read side: atomics only). */
 static void on_stat(void *data, GString *out)
 {
 	struct cg_state *st = data;
 
-	g_string_append_printf(out, "state_compactions %u\nstate_compaction_hold_max_us %"
-			       PRIu64 "\nstate_compaction_hold_last_us %" PRIu64
+	unsigned steps = atomic_load(&st->steps);
+
+	g_string_append_printf(out, "state_compactions %u\nstate_compaction_steps %u\n"
+			       "state_compaction_hold_mean_us %" PRIu64
+			       "\nstate_compaction_hold_max_us %" PRIu64
+			       "\nstate_compaction_hold_last_us %" PRIu64
 			       "\nstate_compaction_step_cpu_max_us %" PRIu64 "\n",
-			       atomic_load(&st->compactions), atomic_load(&st->hold_max_ns) / 1000,
+			       atomic_load(&st->compactions), steps,
+			       steps ? atomic_load(&st->hold_sum_ns) / steps / 1000 : 0,
+			       atomic_load(&st->hold_max_ns) / 1000,
 			       atomic_load(&st->hold_last_ns) / 1000,
 			       atomic_load(&st->step_cpu_max_ns) / 1000);
 }
@@ -754,7 +771,8 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	g_mutex_init(&st->job_lock);
 	g_cond_init(&st->sync_cond);
 	st->sub = (struct cg_subscriber){
-		.data = st, .prepare = on_prepare, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
+		.data = st, .prepare = on_prepare, .mkdir = on_mkdir,
+		.removing = on_removing, .rmdir = on_rmdir, .rename = on_rename,
 		.write = on_write, .setattr = on_setattr, .attach = on_attach, .fork = on_fork,
 		.exit = on_task_exit, .stat = on_stat,
 	};

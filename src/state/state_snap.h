@@ -7,7 +7,9 @@
  * its members'), and is told by the state's hooks, which run under the
  * same lock, of every change meanwhile: a group changed since its visit
  * is visited again, a member's record is kept up to date by the hook
- * itself. When a last step (under one hold) has visited again what
+ * itself. What is seen is appended, never looked up under the lock (a
+ * hash table growing past 15,000 groups took 3 ms); the last of each
+ * group or member stands, sorted out without the lock. When a last step (under one hold) has visited again what
  * changed, the build is exactly the core at that moment, which is when
  * the logs switch: no record of the log replayed over the snapshot
  * happened before it, none after it is missing. */
@@ -36,12 +38,13 @@ bool snap_build_step(struct snap_build *b, gint64 until, unsigned max);
 /* Called locked, once a step returned true: the groups changed since
  * their visit listed to visit again; how many. */
 unsigned snap_build_refill(struct snap_build *b);
-/* Records the build holds. */
+/* Records the build holds, or a few more (a group visited again counts
+ * twice), for the next compaction's mark. */
 unsigned snap_build_records(const struct snap_build *b);
 /* Without the lock, once the build is complete and nothing tells it of
  * changes any more: its records, the groups in order of id (a parent is
- * older than its child), then the members, appended to out. */
-void snap_build_append(struct snap_build *b, GString *out);
+ * older than its child), then the members, appended to out; how many. */
+unsigned snap_build_append(struct snap_build *b, GString *out);
 
 /* The state's hooks, called locked, on a build under way. */
 /* cgrp was made, renamed or had its attributes changed. */
@@ -49,8 +52,8 @@ void snap_build_changed(struct snap_build *b, struct cgroup *cgrp);
 /* A setting of cgrp was written: what a mkdir under it gives may differ,
  * and so may what cgrp's ancestors show. */
 void snap_build_written(struct snap_build *b, struct cgroup *cgrp);
-/* parent's child name was removed. */
-void snap_build_removed(struct snap_build *b, struct cgroup *parent, const char *name);
+/* cgrp is about to be removed (rmdir). */
+void snap_build_removed(struct snap_build *b, struct cgroup *cgrp);
 /* Tasks moved (or a child joined its parent's groups), or about to be
  * dropped (exit). */
 void snap_build_moved(struct snap_build *b, struct task *const *tasks, unsigned n);
