@@ -17,10 +17,13 @@
  * the state's thread meanwhile, see docs/design.md): how many, their
  * median and max, and the most CPU time the mover spent in one (ns: where
  * the hook serialises the state, this is the lock's hold without the
- * waits for a CPU a loaded machine adds); and the longest the core lock was held by a
- * compaction's step, and in brackets the most CPU time a step took
- * (cgfused.stat's state_compaction_hold_max_us and _step_cpu_max_us; "-"
- * where the state has no such lines). On a shared machine the tail is
+ * waits for a CPU a loaded machine adds); and the steps of building the
+ * compactions' snapshots, how long one held the core lock on average and
+ * at most, and the most CPU time one took (cgfused.stat's
+ * state_compaction_*; "-" where the state has none: it serialised in
+ * the hook). Then, apart, the lock's hold of a compaction in CPU time:
+ * the whole serialisation (the hold before) against the steps of a
+ * build (see holds()). On a shared machine the tail is
  * mostly other load; these moves are the compaction's own. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +36,7 @@
 #include "core/cgroup.h"
 #include "fake-kfacade.h"
 #include "state/state.h"
+#include "state/state_snap.h"
 #include "test-env.h"
 
 #define RUNS 5
@@ -64,6 +68,7 @@ struct result {
 	double compact_median, compact_max;	/* ns, of the moves that compacted */
 	double compact_cpu_max;			/* ns of the mover's CPU, of those */
 	long hold_max_us, step_cpu_max_us;	/* -1: not told */
+	long steps, hold_mean_us;
 };
 
 /* A figure of cgfused.stat, or -1. */
@@ -125,7 +130,9 @@ static struct result run(const char *dir, const char *file, unsigned nthreads, u
 			       ns[moves / 1000 * 999], ns[moves - 1], moves / (sum / 1e9), nc,
 			       nc ? cns[nc / 2] : 0, nc ? cns[nc - 1] : 0, cpu_max,
 			       st ? stat_figure(&e, "state_compaction_hold_max_us ") : -1,
-			       st ? stat_figure(&e, "state_compaction_step_cpu_max_us ") : -1 };
+			       st ? stat_figure(&e, "state_compaction_step_cpu_max_us ") : -1,
+			       st ? stat_figure(&e, "state_compaction_steps ") : -1,
+			       st ? stat_figure(&e, "state_compaction_hold_mean_us ") : -1 };
 	g_free(cns);
 	g_free(ns);
 	if (st)
@@ -143,6 +150,78 @@ static struct result run(const char *dir, const char *file, unsigned nthreads, u
 	}
 	g_free(path);
 	return res;
+}
+
+/* The core lock's hold of a compaction, in CPU time (what a loaded
+ * machine does not inflate as it does the wall time): the whole
+ * serialisation in one hold, as before issue 12 part 2, against the
+ * steps of a build (0.5 ms each), over RUNS builds beside groups groups
+ * (every tenth with a cpu.shares). µs: the whole's median and max; the
+ * steps per build, the first step's most (it lists every group), the
+ * others' median, p99 and max. */
+static void holds(unsigned groups)
+{
+	double whole[RUNS], *steps = NULL, first = 0;
+	unsigned nsteps = 0;
+	struct env e;
+
+	env_setup(&e);
+	for (unsigned i = 0; i < groups; i++) {
+		char name[16];
+		uint64_t id;
+
+		g_snprintf(name, sizeof(name), "g%u", i);
+		id = mkdir_ok(&e, e.top[0], name);
+		if (i % 10 == 0)
+			wr_ok(&e, id, "cpu.shares", "512");
+	}
+	for (int k = 0; k < RUNS; k++) {
+		GString *out = g_string_new(NULL);
+		unsigned nr = 0;
+		double t0;
+
+		cg_write_lock(&e.core->lock);
+		t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		snap_groups(out, e.core, &nr);
+		snap_tasks(out, e.core, &nr);
+		whole[k] = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 1e3;
+		cg_write_unlock(&e.core->lock);
+		g_string_free(out, TRUE);
+	}
+	for (int k = 0; k < RUNS; k++) {
+		struct snap_build *b;
+		GString *out = g_string_new(NULL);
+		bool done = false;
+
+		cg_write_lock(&e.core->lock);
+		b = snap_build_new(e.core);
+		cg_write_unlock(&e.core->lock);
+		for (unsigned i = 0; !done; i++) {
+			double t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), us;
+
+			cg_write_lock(&e.core->lock);
+			done = snap_build_step(b, g_get_monotonic_time() + 500, 0);
+			cg_write_unlock(&e.core->lock);
+			us = (clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / 1e3;
+			if (i == 0) {
+				first = MAX(first, us);
+				continue;
+			}
+			steps = g_renew(double, steps, nsteps + 1);
+			steps[nsteps++] = us;
+		}
+		snap_build_append(b, out);
+		snap_build_free(b);
+		g_string_free(out, TRUE);
+	}
+	qsort(whole, RUNS, sizeof(whole[0]), cmp_double);
+	if (nsteps)
+		qsort(steps, nsteps, sizeof(steps[0]), cmp_double);
+	printf("| %u | %.0f | %.0f | %u | %.0f | %.0f | %.0f | %.0f |\n", groups, whole[RUNS / 2],
+	       whole[RUNS - 1], nsteps / RUNS + 1, first, nsteps ? steps[nsteps / 2] : 0,
+	       nsteps ? steps[nsteps * 99 / 100] : 0, nsteps ? steps[nsteps - 1] : 0);
+	g_free(steps);
+	env_teardown(&e);
 }
 
 /* The run whose median is the middle one of RUNS. */
@@ -172,8 +251,9 @@ int main(int argc, char **argv)
 	printf("# state-bench: ns per move in the core (fake kernel facade), %u moves a run, "
 	       "the run of median median of %d; state in %s\n", moves, RUNS, dir);
 	printf("| groups | move | threads | state | median | mean | p99 | p99.9 | max | moves/s | "
-	       "compactions | their median | max | their CPU max | lock hold max µs (CPU) |\n"
-	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	       "compactions | their median | max | their CPU max | steps | step mean µs | step max µs | "
+	       "step CPU max µs |\n"
+	       "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (char **gl = groups_list; *gl; gl++) {
 		unsigned groups = (unsigned)atoi(*gl);
 
@@ -181,11 +261,11 @@ int main(int argc, char **argv)
 			for (int on = 0; on < 2; on++) {
 				struct result r = median(on ? dir : NULL, cases[c].file,
 							 cases[c].nthreads, moves, groups);
-				char hold[24] = "-";
+				char hold[64] = "- | - | - | -";
 
 				if (r.hold_max_us >= 0)
-					g_snprintf(hold, sizeof(hold), "%ld (%ld)", r.hold_max_us,
-						   r.step_cpu_max_us);
+					g_snprintf(hold, sizeof(hold), "%ld | %ld | %ld | %ld", r.steps,
+						   r.hold_mean_us, r.hold_max_us, r.step_cpu_max_us);
 				printf("| %u | %s | %u | %s | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f "
 				       "| %u | %.0f | %.0f | %.0f | %s |\n", groups, cases[c].file,
 				       cases[c].nthreads, on ? "yes" : "no", r.median, r.mean, r.p99,
@@ -195,6 +275,11 @@ int main(int argc, char **argv)
 			}
 		}
 	}
+	printf("\n# the core lock's hold of a compaction, CPU µs, %d builds\n"
+	       "| groups | whole: median | max | steps: per build | first, max | others: "
+	       "median | p99 | max |\n|---|---|---|---|---|---|---|---|\n", RUNS);
+	for (char **gl = groups_list; *gl; gl++)
+		holds((unsigned)atoi(*gl));
 	g_strfreev(groups_list);
 	if (argc <= 2)
 		g_rmdir(dir);
