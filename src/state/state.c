@@ -6,9 +6,11 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/css_set.h"
@@ -17,13 +19,25 @@
 #include "lib/failcount.h"
 #include "state/state_file.h"
 #include "state/state_log.h"
+#include "state/state_rec.h"
 #include "state/state_replay.h"
+#include "state/state_snap.h"
+
+/* A compaction's snapshot is built in steps that hold the core lock this
+ * long each (then let it go a moment, for whoever waits), and made
+ * complete in one last hold once no more than STATE_LAST_GROUPS groups
+ * changed since their visit, or after STATE_ROUNDS visits of changes. */
+#define STATE_STEP_US 500
+#define STATE_GAP_US 50
+#define STATE_LAST_GROUPS 128
+#define STATE_ROUNDS 8
 
 /* Two logs, FILE.log and FILE.log2, take turns: records go to the current
- * one; a compaction serialises the core under its lock, as the snapshot
- * of the current log's generation + 1, and switches to the other log,
- * made empty of that generation beforehand. The snapshot is written, synced
- * and renamed over FILE outside the lock (by the sync thread), and only
+ * one; a compaction builds the snapshot of the core in steps (state_snap.h)
+ * and, in the last one, under the lock, switches to the other log, made
+ * empty of the current log's generation + 1 beforehand: the snapshot is of
+ * that generation. It is written, synced and renamed over FILE outside the
+ * lock (by the sync thread, as the steps are), and only
  * then is the log it folded in made the next one (generation + 2). Replay
  * applies the snapshot, then the log of its generation, then the one of
  * the next: a crash before the rename leaves the older snapshot and both
@@ -58,6 +72,14 @@ struct cg_state {
 	GString *pending;
 	unsigned pending_records;
 	int pending_old;
+	/* The snapshot being built (set locked and under sync_lock; the
+	 * hooks tell it of changes), until the switch. */
+	struct snap_build *build;
+	/* The longest the core lock was held by a compaction's step, the
+	 * last compaction's longest, and how many were made (ns; atomics,
+	 * for cgfused.stat). */
+	_Atomic uint64_t hold_max_ns, hold_last_ns, step_cpu_max_ns, hold_sum_ns;
+	atomic_uint compactions, steps;
 	GMutex job_lock;		/* one writer of the files at a time */
 };
 
@@ -68,62 +90,6 @@ static void step(const char *name)
 {
 	if (state_step_hook)
 		state_step_hook(name);
-}
-
-/* Record format: rec_begin() (which returns where the record
- * starts), fields, rec_end() (checksum and newline). */
-
-static gsize rec_begin(GString *out, const char *type)
-{
-	gsize start = out->len;
-
-	g_string_append(out, type);
-	return start;
-}
-
-/* Without printf: a move's record is written under the core's lock. */
-static void rec_num(GString *out, uint64_t val)
-{
-	char buf[24], *p = buf + sizeof(buf);
-
-	do
-		*--p = (char)('0' + val % 10);
-	while ((val /= 10));
-	*--p = ' ';
-	g_string_append_len(out, p, buf + sizeof(buf) - p);
-}
-
-/* Spaces, '#', '%' and anything not printable ASCII are %-escaped. */
-static void rec_str(GString *out, const char *str)
-{
-	g_string_append(out, " =");
-	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
-		if (*p <= ' ' || *p >= 0x7f || *p == '%' || *p == '#')
-			g_string_append_printf(out, "%%%02X", *p);
-		else
-			g_string_append_c(out, (char)*p);
-	}
-}
-
-guint state_rec_hash(const char *body, gsize len)
-{
-	guint hash = 5381;
-
-	for (gsize i = 0; i < len; i++)
-		hash = (hash << 5) + hash + (guint)(signed char)body[i];
-	return hash;
-}
-
-static void rec_end(GString *out, gsize line_start)
-{
-	static const char hex[] = "0123456789abcdef";
-	guint hash = state_rec_hash(out->str + line_start, out->len - line_start);
-	char buf[12] = " #";
-
-	for (int i = 0; i < 8; i++)
-		buf[2 + i] = hex[(hash >> (28 - 4 * i)) & 0xf];
-	buf[10] = '\n';
-	g_string_append_len(out, buf, 11);
 }
 
 char *state_boot_id(void)
@@ -161,204 +127,6 @@ char *state_default_path(const char *mountpoint)
 	return g_string_free(name, FALSE);
 }
 
-/* Records of the core's objects. */
-
-/* A group is named by its hierarchy and its id, 0 for the hierarchy's
- * root: " =root id". Ids are the daemon's own; a snapshot and its log
- * share them, and replay maps them to the new daemon's. */
-static void rec_group_id(GString *out, const struct cgroup *cgrp)
-{
-	rec_str(out, cgrp->root->name);
-	rec_num(out, cgrp->parent ? cgrp->id : 0);
-}
-
-static void rec_group(GString *out, const char *type, const struct cgroup *cgrp)
-{
-	rec_begin(out, type);
-	rec_group_id(out, cgrp);
-}
-
-/* The same with the group's name made already (in moves, where many
- * records name one group). */
-static void rec_group_esc(GString *out, const char *type, const GString *group)
-{
-	rec_begin(out, type);
-	g_string_append_len(out, group->str, group->len);
-}
-
-/* The new group's id, then its parent and its own name: the records'
- * size grows with the number of groups and their names' bytes, not
- * with their depth. */
-static void rec_mkdir(GString *out, const struct cgroup *cgrp)
-{
-	gsize start = out->len;
-
-	rec_group(out, "mkdir", cgrp);
-	rec_num(out, cgrp->parent->parent ? cgrp->parent->id : 0);
-	rec_str(out, cgrp->name);
-	rec_num(out, cgrp->attr.mode & 07777);
-	rec_num(out, cgrp->creator_uid);
-	rec_num(out, cgrp->creator_gid);
-	rec_end(out, start);
-}
-
-static const char *file_name(const struct cgroup *cgrp, unsigned file)
-{
-	if (file == CG_DIR)
-		return "";
-	return ((const struct cg_file *)g_ptr_array_index(cgrp->root->files, file))->name;
-}
-
-static void rec_attr(GString *out, const struct cgroup *cgrp, unsigned file)
-{
-	gsize start = out->len;
-	struct cg_iattr attr;
-
-	cgroup_iattr(cgrp, file, &attr);
-	rec_group(out, "attr", cgrp);
-	rec_str(out, file_name(cgrp, file));
-	rec_num(out, attr.uid);
-	rec_num(out, attr.gid);
-	rec_num(out, attr.mode & 07777);
-	rec_end(out, start);
-}
-
-static void rec_write(GString *out, const struct cgroup *cgrp, unsigned file, const char *text)
-{
-	gsize start = out->len;
-
-	rec_group(out, "write", cgrp);
-	rec_str(out, file_name(cgrp, file));
-	rec_str(out, text);
-	rec_end(out, start);
-}
-
-static void rec_task(GString *out, const struct task *t, const GString *group)
-{
-	gsize start = out->len;
-
-	rec_group_esc(out, "task", group);
-	rec_num(out, (uint64_t)t->tid);
-	rec_num(out, t->ident.ino);
-	rec_num(out, t->joined_ns);
-	rec_end(out, start);
-}
-
-/* Snapshots. */
-
-
-static bool file_is_setting(const struct cgroup *cgrp, const struct cg_file *f)
-{
-	return cgroup_has_file(cgrp, f) && cftype_writable(f->cft) &&
-	       !(f->cft->flags & CFTYPE_NO_STATE);
-}
-
-/* Called locked: cgrp's setting file i shown into val (emptied first);
- * false if it is not a setting there. */
-static bool show_setting(struct cgroup *cgrp, unsigned i, GString *val)
-{
-	g_string_truncate(val, 0);
-	return file_is_setting(cgrp, g_ptr_array_index(cgrp->root->files, i)) &&
-	       cgroup_file_show_setting(cgrp, i, val) == 0;
-}
-
-/* What a group made now under parent starts with, by file index (NULL
- * where no setting): mkdir's defaults and what it inherits from parent
- * (flags, a clone_children cpuset). NULL when a child's start depends on
- * its siblings (an exclusive cpuset): its settings are saved in full. */
-static GPtrArray *fresh_settings(struct cgroup *parent, GString *val)
-{
-	struct cgroup *probe;
-	GPtrArray *vals;
-
-	if (!cgroup_children_alike(parent))
-		return NULL;
-	probe = cgroup_probe_new(parent);
-	vals = g_ptr_array_new_full(parent->root->files->len, g_free);
-
-	for (unsigned i = 0; i < parent->root->files->len; i++)
-		g_ptr_array_add(vals, show_setting(probe, i, val) ? g_strdup(val->str) : NULL);
-	cgroup_probe_free(probe);
-	return vals;
-}
-
-/* A group and its settings, then its children's: a parent's cpuset
- * allows its children's. Replay makes each group under its parent as the
- * snapshot has it, so a child's setting is written only where it differs
- * from what that mkdir gives (fresh; NULL for a hierarchy's top, whose
- * settings are all written). val is room to show a value in. */
-static void snapshot_group(GString *out, struct cgroup *cgrp, const GPtrArray *fresh,
-			   GString *val, unsigned *nr)
-{
-	GHashTableIter iter;
-	struct cgroup *child;
-	GPtrArray *vals;
-	bool made;
-
-	if (cgrp->parent) {
-		rec_mkdir(out, cgrp);
-		++*nr;
-	}
-	/* Attributes that changed (kernfs_iattrs): a group's maker's own come
-	 * back with the mkdir. */
-	if (cgrp->attr.iattrs) {
-		rec_attr(out, cgrp, CG_DIR);
-		++*nr;
-	}
-	/* Not written to, nor its parent since it was made: it has what a
-	 * mkdir gives now, nothing to show. */
-	made = fresh && !cgrp->nr_writes && cgrp->parent_nr_writes == cgrp->parent->nr_writes;
-	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
-		if (cgroup_iattr_own(cgrp, i)) {
-			rec_attr(out, cgrp, i);
-			++*nr;
-		}
-		if (!made && show_setting(cgrp, i, val) &&
-		    !(fresh && g_strcmp0(val->str, g_ptr_array_index(fresh, i)) == 0)) {
-			rec_write(out, cgrp, i, val->str);
-			++*nr;
-		}
-	}
-	if (!g_hash_table_size(cgrp->children))
-		return;
-	vals = fresh_settings(cgrp, val);
-	cgroup_for_each_child(child, &iter, cgrp)
-		snapshot_group(out, child, vals, val, nr);
-	if (vals)
-		g_ptr_array_unref(vals);
-}
-
-/* Every hierarchy's groups. */
-static void snapshot_groups(GString *out, struct cg_core *core, unsigned *nr)
-{
-	GString *val = g_string_new(NULL);
-
-	for (guint r = 0; r < core->roots->len; r++)
-		snapshot_group(out, ((struct cg_root *)g_ptr_array_index(core->roots, r))->top,
-			       NULL, val, nr);
-	g_string_free(val, TRUE);
-}
-
-static void snapshot_tasks(GString *out, struct cg_core *core, unsigned *nr)
-{
-	GString *group = g_string_new(NULL);
-	struct task *t;
-
-	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));) {
-		for (guint r = 0; r < core->roots->len; r++) {
-			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
-
-			if (cgrp && cgrp->parent) {
-				g_string_truncate(group, 0);
-				rec_group_id(group, cgrp);
-				rec_task(out, t, group);
-				++*nr;
-			}
-		}
-	}
-	g_string_free(group, TRUE);
-}
-
 static void log_header(GString *out, uint64_t generation)
 {
 	gsize start = rec_begin(out, STATE_LOG_MAGIC);
@@ -380,8 +148,8 @@ static GString *serialise(struct cg_state *st, uint64_t gen, unsigned *nr)
 	rec_num(out, gen);
 	rec_str(out, st->boot_id);
 	rec_end(out, start);
-	snapshot_groups(out, st->core, nr);
-	snapshot_tasks(out, st->core, nr);
+	snap_groups(out, st->core, nr);
+	snap_tasks(out, st->core, nr);
 	return out;
 }
 
@@ -422,32 +190,134 @@ static int reset_log(struct cg_state *st, int i, uint64_t gen)
 	return ret;
 }
 
-/* Called locked, when the other log is ready: the state serialised as
- * the snapshot of the next generation, which the other log continues, and
- * the records switched to it; the snapshot is left to finish_compaction().
- * false if a compaction is still being written. */
+/* Called locked, when the other log is ready: a snapshot's build begun,
+ * for the sync thread (or the caller of finish_compaction()). false if a
+ * compaction is still being built or written. */
 static bool start_compaction(struct cg_state *st)
 {
-	unsigned nr;
-	GString *snap;
+	if (!g_atomic_int_get(&st->next_ready) || st->build)
+		return false;
+	g_mutex_lock(&st->sync_lock);
+	st->build = snap_build_new(st->core);
+	st->wake = true;
+	g_cond_signal(&st->sync_cond);
+	g_mutex_unlock(&st->sync_lock);
+	return true;
+}
+
+/* Called locked, the build complete: the records switched to the other
+ * log, whose generation the snapshot is. The build is the caller's. */
+static void switch_logs(struct cg_state *st)
+{
+	unsigned nr = snap_build_records(st->build);
 	int old = st->cur;
 
-	if (!g_atomic_int_get(&st->next_ready))
-		return false;
-	snap = serialise(st, st->generation + 1, &nr);
 	st->generation++;
 	g_atomic_int_set(&st->cur, !old);
 	g_atomic_int_set(&st->next_ready, 0);
 	st->log_records = 0;
 	st->compact_at = MAX(STATE_COMPACT_MIN, STATE_COMPACT_RATIO * nr);
 	g_mutex_lock(&st->sync_lock);
-	st->pending = snap;
-	st->pending_records = nr;
+	st->build = NULL;
 	st->pending_old = old;
-	st->wake = true;
-	g_cond_signal(&st->sync_cond);
 	g_mutex_unlock(&st->sync_lock);
-	return true;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A step held the lock held_us; its thread's CPU time from cpu_ns (taken
+ * outside the lock: on a busy machine the hold is that CPU time and any
+ * wait for a CPU meanwhile). */
+static void note_hold(struct cg_state *st, gint64 held_us, uint64_t cpu_ns, uint64_t *longest)
+{
+	uint64_t ns = (uint64_t)held_us * 1000;
+
+	*longest = MAX(*longest, ns);
+	atomic_fetch_add(&st->hold_sum_ns, ns);
+	atomic_fetch_add(&st->steps, 1);
+	if (ns > atomic_load(&st->hold_max_ns))
+		atomic_store(&st->hold_max_ns, ns);
+	cpu_ns = thread_cpu_ns() - cpu_ns;
+	if (cpu_ns > atomic_load(&st->step_cpu_max_ns))
+		atomic_store(&st->step_cpu_max_ns, cpu_ns);
+}
+
+unsigned state_step_groups;
+
+/* Ahead of the records: the hooks only copy into what is allocated. A
+ * full disk is tried again each second. The sync thread's, without the
+ * lock. */
+static struct state_log *reserve_log(struct cg_state *st)
+{
+	struct state_log *log = &st->logs[g_atomic_int_get(&st->cur)];
+
+	g_atomic_int_set(&st->grow, 0);
+	state_log_reserve(log);
+	return log;
+}
+
+/* With job_lock held: the snapshot begun by start_compaction() built a
+ * step at a time, each under the core lock for STATE_STEP_US (all at
+ * once when the caller holds the lock: locked), the logs switched in the
+ * last step, and the snapshot's text made without the lock. */
+static GString *build_snapshot(struct cg_state *st, struct snap_build *b, bool locked)
+{
+	GString *snap = g_string_new(NULL);
+	uint64_t longest = 0;
+	unsigned nr;
+	gsize start;
+
+	for (unsigned round = 0;;) {
+		uint64_t cpu0 = thread_cpu_ns();
+		gint64 t0, held;
+		bool last;
+
+		if (!locked)
+			cg_write_lock(&st->core->lock);
+		t0 = g_get_monotonic_time();
+		last = snap_build_step(b, locked ? G_MAXINT64 : t0 + STATE_STEP_US,
+				       locked ? 0 : state_step_groups);
+		/* What changed since its visit is visited again, in steps
+		 * while it is much; the last, with the switch, in this hold. */
+		if (last && (snap_build_refill(b) <= STATE_LAST_GROUPS || ++round >= STATE_ROUNDS ||
+			     locked)) {
+			snap_build_step(b, G_MAXINT64, 0);
+			switch_logs(st);
+		} else {
+			last = false;
+		}
+		held = g_get_monotonic_time() - t0;
+		if (!locked)
+			cg_write_unlock(&st->core->lock);
+		note_hold(st, held, cpu0, &longest);
+		if (last)
+			break;
+		step("step");
+		/* The log goes on meanwhile: its room too. */
+		if (g_atomic_int_get(&st->grow))
+			reserve_log(st);
+		g_usleep(STATE_GAP_US);
+	}
+	atomic_store(&st->hold_last_ns, longest);
+	atomic_fetch_add(&st->compactions, 1);
+	step("switched");
+	start = rec_begin(snap, STATE_SNAPSHOT_MAGIC);
+	rec_num(snap, STATE_VERSION);
+	rec_num(snap, st->generation);
+	rec_str(snap, st->boot_id);
+	rec_end(snap, start);
+	nr = snap_build_append(b, snap);
+	snap_build_free(b);
+	g_mutex_lock(&st->sync_lock);
+	st->pending_records = nr;
+	g_mutex_unlock(&st->sync_lock);
+	return snap;
 }
 
 /* Said once, then counted until a compaction succeeds again. */
@@ -462,12 +332,22 @@ static int job_failed(struct cg_state *st, const char *file, int err)
  * keep the other log's records without these), then the log it folded in
  * emptied as the next one. Either is tried again after a failure.
  * 0 or -errno. */
-static int finish_compaction(struct cg_state *st)
+static int finish_compaction(struct cg_state *st, bool locked)
 {
+	struct snap_build *b;
 	GString *snap;
 	unsigned nr;
 	int old, ret = 0;
 
+	g_mutex_lock(&st->sync_lock);
+	b = st->build;
+	g_mutex_unlock(&st->sync_lock);
+	if (b) {
+		snap = build_snapshot(st, b, locked);
+		g_mutex_lock(&st->sync_lock);
+		st->pending = snap;
+		g_mutex_unlock(&st->sync_lock);
+	}
 	g_mutex_lock(&st->sync_lock);
 	snap = st->pending;
 	nr = st->pending_records;
@@ -536,7 +416,7 @@ static void append(struct cg_state *st, GString *recs, unsigned nr)
 	/* Not when state_snapshot() holds job_lock: it finishes this one. */
 	if (st->log_records >= st->compact_at && start_compaction(st) && !st->sync_thread &&
 	    g_mutex_trylock(&st->job_lock)) {
-		finish_compaction(st);
+		finish_compaction(st, true);
 		g_mutex_unlock(&st->job_lock);
 	}
 }
@@ -582,9 +462,19 @@ static void on_mkdir(void *data, struct cgroup *cgrp)
 {
 	struct cg_state *st = data;
 
+	if (st->build)
+		snap_build_changed(st->build, cgrp);
 	g_string_truncate(st->buf, 0);
 	rec_mkdir(st->buf, cgrp);
 	append(st, st->buf, 1);
+}
+
+static void on_removing(void *data, struct cgroup *cgrp)
+{
+	struct cg_state *st = data;
+
+	if (st->build)
+		snap_build_removed(st->build, cgrp);
 }
 
 static void on_rmdir(void *data, struct cgroup *parent, const char *name)
@@ -602,6 +492,8 @@ static void on_rename(void *data, struct cgroup *cgrp, const char *old_name)
 {
 	struct cg_state *st = data;
 
+	if (st->build)
+		snap_build_changed(st->build, cgrp);
 	/* The group by its parent, its old name and its new one. */
 	g_string_truncate(st->buf, 0);
 	rec_group(st->buf, "rename", cgrp->parent);
@@ -615,6 +507,8 @@ static void on_write(void *data, struct cgroup *cgrp, unsigned file, const char 
 {
 	struct cg_state *st = data;
 
+	if (st->build)
+		snap_build_written(st->build, cgrp);
 	g_string_truncate(st->buf, 0);
 	rec_write(st->buf, cgrp, file, text);
 	append(st, st->buf, 1);
@@ -624,6 +518,8 @@ static void on_setattr(void *data, struct cgroup *cgrp, unsigned file)
 {
 	struct cg_state *st = data;
 
+	if (st->build)
+		snap_build_changed(st->build, cgrp);
 	g_string_truncate(st->buf, 0);
 	rec_attr(st->buf, cgrp, file);
 	append(st, st->buf, 1);
@@ -637,6 +533,8 @@ static void log_moves(struct cg_state *st, struct task *const *tasks, unsigned n
 {
 	unsigned nr = 0;
 
+	if (st->build)
+		snap_build_moved(st->build, tasks, n);
 	g_string_truncate(st->buf, 0);
 	for (guint r = 0; r < st->core->roots->len; r++) {
 		const struct cg_root *rt = g_ptr_array_index(st->core->roots, r);
@@ -664,6 +562,37 @@ static void on_fork(void *data, struct task *parent, struct task *child)
 	log_moves(data, &child, 1, NULL);
 }
 
+/* Nothing is logged (replay checks each member's identity), but a
+ * snapshot being built drops its record. */
+static void on_task_exit(void *data, struct task *t)
+{
+	struct cg_state *st = data;
+
+	if (st->build)
+		snap_build_exit(st->build, t);
+}
+
+/* Compactions made, their steps, how long the core lock was held by a
+ * step (on average; the longest of all, and of the last compaction) and
+ * the most CPU time a step took (read side: atomics only). */
+static void on_stat(void *data, GString *out)
+{
+	struct cg_state *st = data;
+
+	unsigned steps = atomic_load(&st->steps);
+
+	g_string_append_printf(out, "state_compactions %u\nstate_compaction_steps %u\n"
+			       "state_compaction_hold_mean_us %" PRIu64
+			       "\nstate_compaction_hold_max_us %" PRIu64
+			       "\nstate_compaction_hold_last_us %" PRIu64
+			       "\nstate_compaction_step_cpu_max_us %" PRIu64 "\n",
+			       atomic_load(&st->compactions), steps,
+			       steps ? atomic_load(&st->hold_sum_ns) / steps / 1000 : 0,
+			       atomic_load(&st->hold_max_ns) / 1000,
+			       atomic_load(&st->hold_last_ns) / 1000,
+			       atomic_load(&st->step_cpu_max_ns) / 1000);
+}
+
 /* The sync thread. */
 
 static gpointer sync_main(gpointer data)
@@ -680,20 +609,16 @@ static gpointer sync_main(gpointer data)
 		       g_cond_wait_until(&st->sync_cond, &st->sync_lock, until))
 			;
 		st->wake = false;
-		job = st->pending || !g_atomic_int_get(&st->next_ready);
+		job = st->build || st->pending || !g_atomic_int_get(&st->next_ready);
 		g_mutex_unlock(&st->sync_lock);
-		/* Ahead of the records: the hooks only copy into what is
-		 * allocated. A full disk is tried again each second. */
-		log = &st->logs[g_atomic_int_get(&st->cur)];
-		g_atomic_int_set(&st->grow, 0);
-		state_log_reserve(log);
+		log = reserve_log(st);
 		if (g_atomic_int_compare_and_exchange(&st->dirty, 1, 0))
 			fdatasync(log->fd);
 		/* Records that went to the other log before a switch are
 		 * synced by the compaction, first. */
 		if (job) {
 			g_mutex_lock(&st->job_lock);
-			finish_compaction(st);
+			finish_compaction(st, false);
 			g_mutex_unlock(&st->job_lock);
 		}
 		g_mutex_lock(&st->sync_lock);
@@ -846,8 +771,10 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	g_mutex_init(&st->job_lock);
 	g_cond_init(&st->sync_cond);
 	st->sub = (struct cg_subscriber){
-		.data = st, .prepare = on_prepare, .mkdir = on_mkdir, .rmdir = on_rmdir, .rename = on_rename,
+		.data = st, .prepare = on_prepare, .mkdir = on_mkdir,
+		.removing = on_removing, .rmdir = on_rmdir, .rename = on_rename,
 		.write = on_write, .setattr = on_setattr, .attach = on_attach, .fork = on_fork,
+		.exit = on_task_exit, .stat = on_stat,
 	};
 	if (open_files(st, path, err) < 0) {
 		state_free(st);
@@ -898,7 +825,7 @@ int state_snapshot(struct cg_state *st)
 
 	g_mutex_lock(&st->job_lock);
 	do {
-		ret = finish_compaction(st);
+		ret = finish_compaction(st, false);
 		if (ret)
 			break;
 		cg_write_lock(&st->core->lock);
@@ -907,7 +834,7 @@ int state_snapshot(struct cg_state *st)
 		cg_write_unlock(&st->core->lock);
 	} while (!started);
 	if (ret == 0)
-		ret = finish_compaction(st);
+		ret = finish_compaction(st, false);
 	g_mutex_unlock(&st->job_lock);
 	return ret;
 }
@@ -933,6 +860,8 @@ void state_free(struct cg_state *st)
 	}
 	if (st->pending)
 		g_string_free(st->pending, TRUE);	/* unwritten, as kill -9 leaves it */
+	if (st->build)
+		snap_build_free(st->build);
 	g_mutex_clear(&st->sync_lock);
 	g_mutex_clear(&st->job_lock);
 	g_cond_clear(&st->sync_cond);
@@ -957,8 +886,8 @@ static GString *snapshot_body(struct cg_core *core)
 	unsigned nr = 0;
 
 	cg_write_lock(&core->lock);
-	snapshot_groups(out, core, &nr);
-	snapshot_tasks(out, core, &nr);
+	snap_groups(out, core, &nr);
+	snap_tasks(out, core, &nr);
 	cg_write_unlock(&core->lock);
 	return out;
 }

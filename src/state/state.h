@@ -61,10 +61,16 @@ void state_sync_start(struct cg_state *st);
  * serialised under its lock and written outside it. 0 or -errno. */
 int state_snapshot(struct cg_state *st);
 
-/* Tests only (NULL otherwise): called at each step of writing a
- * compaction's files, by name ("begin", "old-log-synced", "tmp-written",
- * "tmp-synced", "renamed", "dir-synced", "next-log-ready"), to crash there. */
+/* Tests only (NULL otherwise): called at each step of a compaction, by
+ * name: between two steps of building its snapshot, without the lock
+ * ("step", where a test may change the core), once the logs switched
+ * ("switched"), and writing its files ("begin", "old-log-synced",
+ * "tmp-written", "tmp-synced", "renamed", "dir-synced", "next-log-ready"),
+ * to crash there. */
 extern void (*state_step_hook)(const char *step);
+/* Tests only: the most groups a step of a build visits (0, the default:
+ * as many as fit in its time). */
+extern unsigned state_step_groups;
 
 /* Stops logging, closes the files and lets the lock go: without
  * state_snapshot() first, what a kill -9 leaves. */

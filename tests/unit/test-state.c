@@ -15,13 +15,17 @@
 #include <glib/gstdio.h>
 
 #include "core/cgroup.h"
+#include "core/css_set.h"
+#include "core/task.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "state/state.h"
 #include "state/state_log.h"
 #include "state/state_replay.h"
+#include "state/state_snap.h"
 #include "test-env.h"
 #include "v1/face.h"
+#include "v2/face.h"
 
 #define BOOT "boot-1"
 
@@ -68,15 +72,18 @@ static void st_crash(struct st_env *s)
 static void st_new_core(struct st_env *s)
 {
 	unsigned nr = 0, masks[2] = { 0 };
+	const struct cg_face *faces[2] = { NULL };
 
-	for (unsigned r = 0; r < 2 && s->e.root[r]; r++)
+	for (unsigned r = 0; r < 2 && s->e.root[r]; r++) {
 		masks[r] = s->e.root[r]->subsys_mask;
+		faces[r] = s->e.root[r]->face;
+	}
 	cg_core_free(s->e.core);
 	while (cgfused_controllers[nr])
 		nr++;
 	s->e.core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(s->e.fk));
 	for (unsigned r = 0; r < 2 && masks[r]; r++) {
-		s->e.root[r] = cg_root_new(s->e.core, &cgroup1_face, masks[r], true);
+		s->e.root[r] = cg_root_new(s->e.core, faces[r], masks[r], faces[r] == &cgroup1_face);
 		s->e.top[r] = s->e.root[r]->top->id;
 	}
 }
@@ -477,24 +484,36 @@ static void test_compaction(void)
 }
 
 /* The crash tests' child: the compaction step it dies at, by kill -9 (the
- * page cache keeps what was written), once its main thread says (go) that
- * the records after the switch are in. The sync thread stops at the step
- * and tells the parent (die), which SIGKILLs the child from outside: no
- * exit handler runs (valgrind's leak check at an exit, even at a SIGKILL
- * the child sent itself, would scan the logs' mappings, gigabytes of
- * address space, for minutes). */
+ * page cache keeps what was written). The sync thread waits at the first
+ * step of the build (go: changes land on a snapshot half built) and at
+ * the switch (go: changes land in the next log while the snapshot is
+ * written); at its step it tells the parent (die), which SIGKILLs the
+ * child from outside: no exit handler runs (valgrind's leak check at an
+ * exit, even at a SIGKILL the child sent itself, would scan the logs'
+ * mappings, gigabytes of address space, for minutes). */
 static const char *crash_step;
 static int crash_go[2], crash_die[2];
 
-static void crash_hook(const char *step)
+static void crash_wait(void)
 {
-	static bool released;
 	char c;
 
-	if (!released) {
-		released = true;
-		if (read(crash_go[0], &c, 1) != 1)
-			_exit(6);
+	if (read(crash_go[0], &c, 1) != 1)
+		_exit(6);
+}
+
+static void crash_hook(const char *step)
+{
+	static unsigned gates;
+
+	if (gates == 0) {
+		gates = 1;
+		crash_wait();
+		return;		/* the build's first step: it dies at a later one */
+	}
+	if (gates == 1 && strcmp(step, "switched") == 0) {
+		gates = 2;
+		crash_wait();
 	}
 	if (strcmp(step, crash_step) != 0)
 		return;
@@ -504,13 +523,34 @@ static void crash_hook(const char *step)
 		pause();
 }
 
-/* In a child: changes, then more until one sets off a compaction (its
- * log starts again), then changes that go to the other log while the
- * sync thread writes the snapshot; dies at step. Exits non-zero if
+/* The changes acknowledged while the snapshot is built, and those after
+ * the switch. */
+static void crash_during_build(struct st_env *s, uint64_t a)
+{
+	uint64_t b;
+
+	g_assert_cmpint(cg_rename(s->e.core, a, "old", a, "new", &root_cred), ==, 0);
+	g_assert_cmpint(cg_rmdir(s->e.core, a, "gone", &root_cred), ==, 0);
+	b = mkdir_ok(&s->e, a, "after");
+	wr_ok(&s->e, b, "cpu.shares", "777");
+	wr_ok(&s->e, b, "tasks", "801");
+	wr_ok(&s->e, group(s, "/a/new"), "tasks", "800");
+}
+
+static void crash_after_switch(struct st_env *s, uint64_t a)
+{
+	g_assert_cmpint(cg_rename(s->e.core, a, "new", a, "newer", &root_cred), ==, 0);
+	wr_ok(&s->e, mkdir_ok(&s->e, a, "late"), "tasks", "802");
+	wr_ok(&s->e, group(s, "/a/after"), "cpu.shares", "555");
+}
+
+/* In a child: changes, then more until one sets off a compaction, whose
+ * snapshot is built a group a step; changes while it is built, and after
+ * the switch (none if it dies before); dies at step. Exits non-zero if
  * anything failed before. */
 static void crash_child(struct st_env *s, const char *step)
 {
-	uint64_t a, b;
+	uint64_t a;
 	unsigned before;
 
 	s->st = state_open(s->e.core, s->path, BOOT, NULL);
@@ -519,21 +559,31 @@ static void crash_child(struct st_env *s, const char *step)
 	a = mkdir_ok(&s->e, s->e.top[0], "a");
 	mkdir_ok(&s->e, a, "old");
 	mkdir_ok(&s->e, a, "gone");
+	for (unsigned i = 0; i < 8; i++) {
+		char name[8];
+
+		g_snprintf(name, sizeof(name), "s%u", i);
+		mkdir_ok(&s->e, s->e.top[0], name);
+	}
 	wr_ok(&s->e, a, "tasks", "800");
 	crash_step = step;
 	state_step_hook = crash_hook;
+	state_step_groups = 1;
 	state_sync_start(s->st);
+	/* The compaction begins with the record that reaches the mark. */
+	while (state_log_records(s->st) < STATE_COMPACT_MIN)
+		wr_ok(&s->e, a, "cpu.shares", state_log_records(s->st) % 2 ? "1024" : "2048");
+	crash_during_build(s, a);
+	if (g_test_failed())
+		_exit(4);
+	if (write(crash_go[1], "g", 1) != 1)
+		_exit(5);
+	/* Until the switch (never, if it dies while building). */
 	do {
 		before = state_log_records(s->st);
 		wr_ok(&s->e, a, "cpu.shares", before % 2 ? "1024" : "2048");
 	} while (state_log_records(s->st) > before);
-	/* Acknowledged after the switch: none may be lost, none applied
-	 * twice (a rename or mkdir applied again is refused, and counted). */
-	g_assert_cmpint(cg_rename(s->e.core, a, "old", a, "new", &root_cred), ==, 0);
-	g_assert_cmpint(cg_rmdir(s->e.core, a, "gone", &root_cred), ==, 0);
-	b = mkdir_ok(&s->e, a, "after");
-	wr_ok(&s->e, b, "cpu.shares", "777");
-	wr_ok(&s->e, b, "tasks", "801");
+	crash_after_switch(s, a);
 	if (g_test_failed())
 		_exit(4);
 	if (write(crash_go[1], "g", 1) != 1)
@@ -542,30 +592,43 @@ static void crash_child(struct st_env *s, const char *step)
 		pause();
 }
 
-/* What crash_child() did, all of it, once. */
-static void assert_crash_state(struct st_env *s, const char *step)
+/* What crash_child() did, all of it, once (after: with the changes made
+ * after the switch). */
+static void assert_crash_state(struct st_env *s, const char *step, bool after)
 {
-	uint64_t a = group(s, "/a"), b = group(s, "/a/after");
+	uint64_t a = group(s, "/a"), b = group(s, "/a/after"), l = group(s, "/a/late");
 
 	EXPECT_INT(a != 0, 1, "%s: /a", step);
 	EXPECT_INT(b != 0, 1, "%s: /a/after", step);
-	EXPECT_INT(group(s, "/a/new") != 0, 1, "%s: /a/new", step);
+	EXPECT_INT(group(s, "/a/new") != 0, !after, "%s: /a/new", step);
+	EXPECT_INT(group(s, "/a/newer") != 0, after, "%s: /a/newer", step);
+	EXPECT_INT(l != 0, after, "%s: /a/late", step);
 	EXPECT_INT(group(s, "/a/old"), 0, "%s: /a/old", step);
 	EXPECT_INT(group(s, "/a/gone"), 0, "%s: /a/gone", step);
+	for (unsigned i = 0; i < 8; i++) {
+		char path[8];
+
+		g_snprintf(path, sizeof(path), "/s%u", i);
+		EXPECT_INT(group(s, path) != 0, 1, "%s: %s", step, path);
+	}
 	if (!a || !b)
 		return;
-	assert_content(&s->e, b, "cpu.shares", "777\n");
+	assert_content(&s->e, b, "cpu.shares", after ? "555\n" : "777\n");
 	assert_content(&s->e, b, "tasks", "801\n");
-	assert_content(&s->e, a, "tasks", "800\n");
+	assert_content(&s->e, group(s, after ? "/a/newer" : "/a/new"), "tasks", "800\n");
+	if (l)
+		assert_content(&s->e, l, "tasks", "802\n");
 }
 
-/* kill -9 at each step of a compaction's writing, with changes
- * acknowledged between the switch and the snapshot's rename: every change
- * comes back, none twice, and again after a second and third start. */
+/* kill -9 at each step of a compaction, while its snapshot is built
+ * (with changes acknowledged between its steps) and while it is written
+ * (with changes acknowledged between the switch and the snapshot's
+ * rename): every change comes back, none twice, and again after a second
+ * and third start. */
 static void test_compaction_crash(void)
 {
 	static const char *const steps[] = {
-		"begin", "old-log-synced", "tmp-written", "tmp-synced", "renamed",
+		"step", "switched", "begin", "old-log-synced", "tmp-written", "tmp-synced", "renamed",
 		"dir-synced", "next-log-ready",
 	};
 
@@ -574,13 +637,14 @@ static void test_compaction_crash(void)
 		struct state_load load;
 		struct pollfd pfd;
 		int status = -1;
-		bool died;
+		bool died, after;
 		pid_t pid;
 		char c;
 
 		st_setup_closed(&s, false);
 		fake_kf_add_process(s.e.fk, 800, 1);
 		fake_kf_add_process(s.e.fk, 801, 1);
+		fake_kf_add_process(s.e.fk, 802, 1);
 		g_assert_cmpint(pipe(crash_go), ==, 0);
 		g_assert_cmpint(pipe(crash_die), ==, 0);
 		pid = fork();
@@ -604,10 +668,11 @@ static void test_compaction_crash(void)
 		g_assert_cmpint(state_replay(s.e.core, s.path, BOOT, &load), ==, 0);
 		EXPECT_INT(load.refused, 0, "%s: refused records", steps[i]);
 		EXPECT_INT(load.torn, 0, "%s: torn records", steps[i]);
-		assert_crash_state(&s, steps[i]);
+		after = strcmp(steps[i], "step") != 0;
+		assert_crash_state(&s, steps[i], after);
 		for (int again = 0; again < 2; again++) {
 			st_restart(&s, BOOT);
-			assert_crash_state(&s, steps[i]);
+			assert_crash_state(&s, steps[i], after);
 		}
 		st_teardown(&s);
 	}
@@ -1047,6 +1112,367 @@ static void test_version3_full(void)
 	st_teardown(&s);
 }
 
+/* Compactions built in steps (state_snap.h). */
+
+/* What the state keeps of cgrp and below, by path (ids change at a
+ * restart): settings, changed attributes, members. Called locked. */
+static void dump_all(struct cgroup *cgrp, GPtrArray *lines)
+{
+	const char *root = cgrp->root->name;
+	char *path = cgroup_path(cgrp);
+	GString *val = g_string_new(NULL);
+	GHashTableIter iter;
+	struct cgroup *child;
+	struct cg_iattr attr;
+	struct task *t;
+
+	cgroup_iattr(cgrp, CG_DIR, &attr);
+	g_ptr_array_add(lines, g_strdup_printf("%s:%s %u %u %o", root, path, attr.uid, attr.gid,
+					       attr.mode & 07777));
+	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
+		const struct cg_file *f = g_ptr_array_index(cgrp->root->files, i);
+
+		if (!cgroup_has_file(cgrp, f))
+			continue;
+		if (cgroup_iattr_own(cgrp, i)) {
+			cgroup_iattr(cgrp, i, &attr);
+			g_ptr_array_add(lines, g_strdup_printf("%s:%s %s %u %u %o", root, path,
+							       f->name, attr.uid, attr.gid,
+							       attr.mode & 07777));
+		}
+		if (!cftype_writable(f->cft) || (f->cft->flags & CFTYPE_NO_STATE))
+			continue;
+		g_string_truncate(val, 0);
+		g_assert_cmpint(cgroup_file_show(cgrp, i, val), ==, 0);
+		g_ptr_array_add(lines, g_strdup_printf("%s:%s %s=%s", root, path, f->name, val->str));
+	}
+	for (GList *l = cgrp->parent ? cgrp->csets.head : NULL; l; l = l->next)
+		css_set_for_each_task(t, (struct css_set *)l->data)
+			g_ptr_array_add(lines, g_strdup_printf("%s:%s task %d", root, path, t->tid));
+	g_string_free(val, TRUE);
+	g_free(path);
+	cgroup_for_each_child(child, &iter, cgrp)
+		dump_all(child, lines);
+}
+
+static char *join_sorted(GPtrArray *lines)
+{
+	char *text;
+
+	g_ptr_array_sort(lines, cmp_str);
+	g_ptr_array_add(lines, NULL);
+	text = g_strjoinv("\n", (char **)lines->pdata);
+	g_ptr_array_unref(lines);
+	return text;
+}
+
+/* Every hierarchy's groups and members, sorted, in one text. */
+static char *state_dump(struct st_env *s)
+{
+	GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+
+	cg_write_lock(&s->e.core->lock);
+	for (unsigned r = 0; r < 2 && s->e.root[r]; r++)
+		dump_all(s->e.root[r]->top, lines);
+	cg_write_unlock(&s->e.core->lock);
+	return join_sorted(lines);
+}
+
+/* The snapshot file's records (its header left out), sorted. */
+static char *snapshot_body_sorted(struct st_env *s)
+{
+	GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+	char *data = NULL, **split;
+
+	g_assert_true(g_file_get_contents(s->path, &data, NULL, NULL));
+	split = g_strsplit(data, "\n", -1);
+	for (char **l = split + 1; *l; l++)
+		if (**l)
+			g_ptr_array_add(lines, g_strdup(*l));
+	g_strfreev(split);
+	g_free(data);
+	return join_sorted(lines);
+}
+
+/* The records of the core now, as a snapshot made under one hold of the
+ * lock has them, sorted. */
+static char *core_body_sorted(struct st_env *s)
+{
+	GPtrArray *lines = g_ptr_array_new_with_free_func(g_free);
+	GString *now = g_string_new(NULL);
+	unsigned nr = 0;
+	char **split;
+
+	cg_write_lock(&s->e.core->lock);
+	snap_groups(now, s->e.core, &nr);
+	snap_tasks(now, s->e.core, &nr);
+	cg_write_unlock(&s->e.core->lock);
+	split = g_strsplit(now->str, "\n", -1);
+	for (char **l = split; *l; l++)
+		if (**l)
+			g_ptr_array_add(lines, g_strdup(*l));
+	g_strfreev(split);
+	g_string_free(now, TRUE);
+	return join_sorted(lines);
+}
+
+/* The changes made between the steps of a build: change(s, i) before
+ * step i + 1, until it says there are no more. */
+static struct st_env *steps_env;
+static bool (*steps_change)(struct st_env *s, unsigned i);
+static unsigned steps_made;
+static bool steps_over;
+
+static void steps_hook(const char *step)
+{
+	if (strcmp(step, "step") == 0 && !steps_over) {
+		steps_over = !steps_change(steps_env, steps_made);
+		steps_made += !steps_over;
+	}
+}
+
+/* A clean stop whose snapshot is built a group a step, with changes
+ * landing between the steps (and so on groups visited before and after
+ * them): the snapshot holds exactly what the core held at its switch
+ * (nothing changes after it), and a restart from it restores it all,
+ * refusing no record, and again after another start. */
+static void check_steps(struct st_env *s, bool (*change)(struct st_env *s, unsigned i),
+			unsigned nr_changes)
+{
+	struct state_load load;
+	char *before, *snap, *core, *after;
+
+	steps_env = s;
+	steps_change = change;
+	steps_made = 0;
+	steps_over = false;
+	state_step_hook = steps_hook;
+	state_step_groups = 1;
+	g_assert_cmpint(state_snapshot(s->st), ==, 0);
+	state_step_hook = NULL;
+	state_step_groups = 0;
+	EXPECT_INT(steps_made, nr_changes, "%s", "changes made between steps");
+
+	before = state_dump(s);
+	snap = snapshot_body_sorted(s);
+	core = core_body_sorted(s);
+	g_assert_cmpstr(snap, ==, core);
+	st_crash(s);
+	st_new_core(s);
+	g_assert_cmpint(state_replay(s->e.core, s->path, BOOT, &load), ==, 0);
+	EXPECT_INT(load.refused, 0, "%s", "refused records");
+	EXPECT_INT(load.torn, 0, "%s", "torn records");
+	after = state_dump(s);
+	g_assert_cmpstr(after, ==, before);
+	g_free(after);
+	for (int again = 0; again < 2; again++) {
+		st_restart(s, BOOT);
+		after = state_dump(s);
+		g_assert_cmpstr(after, ==, before);
+		g_free(after);
+	}
+	g_free(before);
+	g_free(snap);
+	g_free(core);
+}
+
+static void chmod_ok(struct st_env *s, uint64_t id, unsigned file, mode_t mode)
+{
+	struct cg_setattr req = { .valid = CG_ATTR_MODE, .mode = mode };
+
+	g_assert_cmpint(cg_setattr(s->e.core, id, file, &req, &root_cred), ==, 0);
+}
+
+static void rename_ok(struct st_env *s, uint64_t parent, const char *from, const char *to)
+{
+	g_assert_cmpint(cg_rename(s->e.core, parent, from, parent, to, &root_cred), ==, 0);
+}
+
+static void rmdir_ok(struct st_env *s, uint64_t parent, const char *name)
+{
+	g_assert_cmpint(cg_rmdir(s->e.core, parent, name, &root_cred), ==, 0);
+}
+
+static uint64_t child_id(struct st_env *s, unsigned r, const char *name)
+{
+	char *path = g_strconcat("/", name, NULL);
+	uint64_t id = group_in(s, r, path);
+
+	g_free(path);
+	g_assert_cmpuint(id, !=, 0);
+	return id;
+}
+
+/* v1, two hierarchies (cpu,cpuacct and cpuset, clone_children). */
+static bool v1_change(struct st_env *s, unsigned i)
+{
+	struct env *e = &s->e;
+	uint64_t id;
+
+	switch (i) {
+	case 0:
+		id = mkdir_ok(e, child_id(s, 0, "g0"), "new");
+		wr_ok(e, id, "cpu.shares", "300");
+		return true;
+	case 1:
+		rmdir_ok(s, e->top[0], "g3");
+		return true;
+	case 2:
+		rename_ok(s, e->top[0], "g4", "g4r");
+		return true;
+	case 3:	/* what a mkdir under g0 gives changes (the top's would
+		 * have every group visited again) */
+		wr_ok(e, child_id(s, 0, "g0"), "notify_on_release", "1");
+		return true;
+	case 4:
+		wr_ok(e, child_id(s, 0, "g5"), "tasks", "500");
+		return true;
+	case 5:
+		wr_ok(e, child_id(s, 0, "g6"), "tasks", "500");
+		wr_ok(e, child_id(s, 0, "g6"), "cgroup.procs", "510");
+		return true;
+	case 6:
+		id = child_id(s, 0, "g7");
+		chmod_ok(s, id, CG_DIR, 0700);
+		chmod_ok(s, id, file_index(e, id, "cpu.shares"), 0600);
+		return true;
+	case 7:
+		id = mkdir_ok(e, child_id(s, 0, "g8"), "sub");
+		wr_ok(e, id, "tasks", "520");
+		return true;
+	case 8:	/* a fork joins g6, a thread of 510 exits: told at the next change */
+		fake_kf_fork(e->fk, 500, 530, 530);
+		fake_kf_exit(e->fk, 511);
+		wr_ok(e, child_id(s, 0, "g9"), "cpu.shares", "700");
+		return true;
+	case 9:	/* the same name, another group */
+		rmdir_ok(s, e->top[0], "g10");
+		wr_ok(e, mkdir_ok(e, e->top[0], "g10"), "cpu.shares", "900");
+		return true;
+	case 10:
+		rename_ok(s, e->top[0], "g11", "tmp");
+		rename_ok(s, e->top[0], "g12", "g11");
+		rename_ok(s, e->top[0], "tmp", "g12");
+		return true;
+	case 11:	/* the top's children no longer start alike */
+		wr_ok(e, child_id(s, 1, "h2"), "cpuset.cpu_exclusive", "1");
+		return true;
+	case 12:
+		wr_ok(e, child_id(s, 1, "h3"), "tasks", "500");
+		wr_ok(e, mkdir_ok(e, child_id(s, 1, "h4"), "x"), "cpuset.cpus", "1");
+		return true;
+	}
+	return false;
+}
+
+static void test_steps_v1(void)
+{
+	struct st_env s;
+	char name[8];
+	uint64_t id;
+
+	st_setup_full(&s, true);
+	fake_kf_add_process(s.e.fk, 500, 1);
+	fake_kf_add_process(s.e.fk, 510, 3);
+	fake_kf_add_process(s.e.fk, 520, 1);
+	for (unsigned i = 0; i < 20; i++) {
+		g_snprintf(name, sizeof(name), "g%u", i);
+		id = mkdir_ok(&s.e, s.e.top[0], name);
+		if (i % 3 == 0)
+			wr_ok(&s.e, id, "cpu.shares", "2000");
+	}
+	for (unsigned i = 0; i < 3; i++) {
+		g_snprintf(name, sizeof(name), "c%u", i);
+		mkdir_ok(&s.e, child_id(&s, 0, "g0"), name);
+	}
+	/* h2's cpus apart, to be made exclusive */
+	for (unsigned i = 0; i < 10; i++) {
+		g_snprintf(name, sizeof(name), "h%u", i);
+		wr_ok(&s.e, mkdir_ok(&s.e, s.e.top[1], name), "cpuset.cpus", i == 2 ? "3" : "0-2");
+	}
+	wr_ok(&s.e, child_id(&s, 0, "g1"), "tasks", "500");
+	wr_ok(&s.e, child_id(&s, 0, "g2"), "cgroup.procs", "510");
+	wr_ok(&s.e, child_id(&s, 1, "h1"), "cgroup.procs", "510");
+	check_steps(&s, v1_change, 13);
+	st_teardown(&s);
+}
+
+/* v2: cgroup.subtree_control and cgroup.type written while the snapshot
+ * is built, threads placed in a threaded subtree. */
+static bool v2_change(struct st_env *s, unsigned i)
+{
+	struct env *e = &s->e;
+	uint64_t p = child_id(s, 0, "p"), d = child_id(s, 0, "d");
+
+	switch (i) {
+	case 0:
+		wr_ok(e, e->top[0], "cgroup.subtree_control", "+pids");
+		wr_ok(e, p, "cgroup.subtree_control", "+pids");
+		return true;
+	case 1:
+		wr_ok(e, group(s, "/p/c1"), "cpu.weight", "300");
+		wr_ok(e, group(s, "/p/c2"), "pids.max", "40");
+		return true;
+	case 2:	/* d a threaded domain, t2 invalid */
+		wr_ok(e, group(s, "/d/t1"), "cgroup.type", "threaded");
+		return true;
+	case 3:
+		mkdir_ok(e, group(s, "/d/t1"), "tt");
+		wr_ok(e, d, "cgroup.procs", "600");
+		wr_ok(e, group(s, "/d/t1"), "cgroup.threads", "601");
+		return true;
+	case 4:
+		rmdir_ok(s, e->top[0], "q2");
+		wr_ok(e, child_id(s, 0, "q3"), "cgroup.procs", "610");
+		return true;
+	case 5:	/* c1 loses its cpu.weight */
+		wr_ok(e, p, "cgroup.subtree_control", "-cpu");
+		return true;
+	case 6:
+		wr_ok(e, group(s, "/p/c3"), "pids.max", "7");
+		return true;
+	}
+	return false;
+}
+
+static void test_steps_v2(void)
+{
+	unsigned nr = 0, mask = 0;
+	struct st_env s;
+	char name[8];
+
+	st_setup_closed(&s, false);
+	cg_core_free(s.e.core);
+	while (cgfused_controllers[nr])
+		nr++;
+	for (unsigned i = 0; i < nr; i++)
+		if (!cgfused_controllers[i]->legacy_only)
+			mask |= 1u << i;
+	s.e.core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(s.e.fk));
+	s.e.root[0] = cg_root_new(s.e.core, &cgroup2_face, mask, false);
+	s.e.top[0] = s.e.root[0]->top->id;
+	s.st = state_open(s.e.core, s.path, BOOT, NULL);
+	g_assert_nonnull(s.st);
+	fake_kf_add_process(s.e.fk, 600, 3);
+	fake_kf_add_process(s.e.fk, 610, 1);
+	wr_ok(&s.e, s.e.top[0], "cgroup.subtree_control", "+cpu");
+	mkdir_ok(&s.e, s.e.top[0], "p");
+	wr_ok(&s.e, child_id(&s, 0, "p"), "cgroup.subtree_control", "+cpu");
+	for (unsigned i = 1; i <= 3; i++) {
+		g_snprintf(name, sizeof(name), "c%u", i);
+		mkdir_ok(&s.e, child_id(&s, 0, "p"), name);
+	}
+	mkdir_ok(&s.e, s.e.top[0], "d");
+	mkdir_ok(&s.e, child_id(&s, 0, "d"), "t1");
+	mkdir_ok(&s.e, child_id(&s, 0, "d"), "t2");
+	for (unsigned i = 0; i < 6; i++) {
+		g_snprintf(name, sizeof(name), "q%u", i);
+		mkdir_ok(&s.e, s.e.top[0], name);
+	}
+	check_steps(&s, v2_change, 7);
+	st_teardown(&s);
+}
+
 /* Only one daemon uses a state file. */
 static void test_lock(void)
 {
@@ -1091,6 +1517,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/state/compaction", test_compaction);
 	g_test_add_func("/state/compaction-at-rmdir", test_compaction_at_rmdir);
 	g_test_add_func("/state/compaction-crash", test_compaction_crash);
+	g_test_add_func("/state/steps-v1", test_steps_v1);
+	g_test_add_func("/state/steps-v2", test_steps_v2);
 	g_test_add_func("/state/what-is-logged", test_what_is_logged);
 	g_test_add_func("/state/foreign", test_foreign);
 	g_test_add_func("/state/version1", test_version1);
