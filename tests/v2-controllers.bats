@@ -266,3 +266,43 @@ max 1
 max 0
 max 0"
 }
+
+@test "a controller disabled and enabled again: a new css, with the defaults" {
+	local all p
+	all=$(cat cpuset.cpus.effective)
+	cg_sleeper p
+	echo "$p" >g/cgroup.procs
+	echo 300 >g/cpu.weight
+	echo "50000 100000" >g/cpu.max
+	echo 1000 >g/cpu.max.burst
+	echo 0 >g/cpuset.cpus
+	echo 0 >g/cpuset.mems
+	echo root >g/cpuset.cpus.partition
+	echo 10 >g/pids.max
+	[ "$(cat g/cpuset.cpus.partition)" = root ]
+	[ "$(cat cpuset.cpus.effective)" != "$all" ]
+	# `-cpu +cpu` in one write: the last wins, cpu stays, and its css.
+	echo "-cpu +cpu" >cgroup.subtree_control
+	[ "$(cat g/cpu.weight)" = 300 ]
+	echo "-cpu -cpuset -pids" >cgroup.subtree_control
+	[ ! -e g/cpu.weight ] && [ ! -e g/cpuset.cpus ] && [ ! -e g/pids.max ]
+	# The partition went with its css: its CPU is the root's again.
+	[ "$(cat cpuset.cpus.effective)" = "$all" ]
+	echo "+cpu +cpuset +pids" >cgroup.subtree_control
+	cg_expect_read g/cpu.weight 100
+	cg_expect_read g/cpu.weight.nice 0
+	cg_expect_read g/cpu.max 'max 100000'
+	cg_expect_read g/cpu.max.burst 0
+	cg_expect_read g/cpuset.cpus ''
+	cg_expect_read g/cpuset.mems ''
+	cg_expect_read g/cpuset.cpus.partition member
+	cg_expect_read g/cpuset.cpus.effective "$all"
+	cg_expect_read g/pids.max max
+	cg_expect_read g/pids.events 'max 0'
+	# What it counts is still true: the sleeper.
+	cg_expect_read g/pids.current 1
+	cg_expect_read g/pids.peak 1
+	cg_expect_done
+	# The allocator sees the new css: the sleeper may run on every CPU.
+	cpus_allowed "$p" "$all"
+}

@@ -460,6 +460,22 @@ static int cpuset_isolated_show(struct css *css, const struct cftype *cft, GStri
 	return 0;
 }
 
+/* As css_alloc and css_online make it under its parent (v2 only): asking
+ * for nothing, a member; a partition it was gives its CPUs back. */
+static void cpuset_css_reset(struct css *css)
+{
+	struct cpuset *cs = css_cs(css);
+
+	memset(&cs->cpus_allowed, 0, sizeof(cs->cpus_allowed));
+	memset(&cs->mems_allowed, 0, sizeof(cs->mems_allowed));
+	memset(&cs->xcpus, 0, sizeof(cs->xcpus));
+	cs->flags = CS_FLAG(FILE_SCHED_LOAD_BALANCE);
+	cs->relax_domain_level = -1;
+	cs->prs = PRS_MEMBER;
+	cs->prs_err = PERR_NONE;
+	update_dfl(css_cs(css->parent));
+}
+
 /* A partition removed gives its CPUs back to its parent. */
 static void cpuset_css_free(struct css *css)
 {
@@ -682,6 +698,7 @@ const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.css_alloc = cpuset_css_alloc,
 	.css_online = cpuset_css_online,
 	.css_free = cpuset_css_free,
+	.css_reset = cpuset_css_reset,
 	.can_attach = cpuset_can_attach,
 	.legacy_files = cpuset_legacy_files,
 	.dfl_files = cpuset_dfl_files,
