@@ -234,6 +234,46 @@ cpus_allowed() {
 	cg_expect_done
 }
 
+@test "cpuset.cpus.exclusive: what a partition takes, exclusive among siblings" {
+	local f=g/cpuset.cpus.exclusive
+	mkdir h
+	[[ ! -e cpuset.cpus.exclusive && ! -e cpuset.cpus.exclusive.effective ]]
+	run stat -c %A $f g/cpuset.cpus.exclusive.effective
+	assert_output $'-rw-r--r--\n-r--r--r--'
+	cg_expect_read $f ''
+	cg_expect_read g/cpuset.cpus.exclusive.effective ''
+	cg_expect $f '' 'abc' "$E_INVAL" ''
+	cg_expect $f '' '4096' "$E_RANGE" ''
+	# Within the parent's effective exclusive CPUs (the root's: all).
+	cg_case '' '' $f ' 1\n' ok g/cpuset.cpus.exclusive.effective 1
+	cg_expect_read $f 1
+	# A sibling's cpuset.cpus.exclusive may not meet it ...
+	cg_expect h/cpuset.cpus.exclusive '' '0-1' "$E_INVAL" ''
+	cg_expect h/cpuset.cpus.exclusive '' '0' ok 0
+	cg_expect h/cpuset.cpus.exclusive '' '\n' ok ''
+	# ... nor take all of a sibling's cpuset.cpus; cpuset.cpus is never refused.
+	cg_case '' '' h/cpuset.cpus 1 ok h/cpuset.cpus 1
+	cg_case '' '' g/cpuset.cpus.exclusive 0-1 "$E_INVAL" g/cpuset.cpus.exclusive 1
+	cg_expect_done
+	# The partition takes cpuset.cpus.exclusive's CPUs, whatever the
+	# siblings' cpuset.cpus and its own (empty here).
+	echo root >g/cpuset.cpus.partition
+	cg_expect_read g/cpuset.cpus.partition root
+	cg_expect_read g/cpuset.cpus.effective 1
+	cg_expect_read g/cpuset.cpus.exclusive.effective 1
+	cg_expect_read cpuset.cpus.effective 0
+	cg_expect_read h/cpuset.cpus.effective 0
+	cg_expect_read cpuset.cpus.isolated ''
+	cg_expect_done
+	# Cleared, the partition asks for cpuset.cpus, which is empty.
+	echo >$f
+	cg_expect_read g/cpuset.cpus.partition \
+		'root invalid (cpuset.cpus and cpuset.cpus.exclusive are empty)'
+	cg_expect_read g/cpuset.cpus.exclusive.effective ''
+	cg_expect_read cpuset.cpus.effective 0-1
+	cg_expect_done
+}
+
 @test "pids: v2's files, and pids.events counts the limited group's refusals" {
 	cg_expect_read g/pids.max max
 	cg_expect_read g/pids.current 0
