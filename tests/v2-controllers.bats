@@ -234,6 +234,46 @@ cpus_allowed() {
 	cg_expect_done
 }
 
+@test "cpuset.cpus.exclusive: what a partition takes, exclusive among siblings" {
+	local f=g/cpuset.cpus.exclusive
+	mkdir h
+	[[ ! -e cpuset.cpus.exclusive && ! -e cpuset.cpus.exclusive.effective ]]
+	run stat -c %A $f g/cpuset.cpus.exclusive.effective
+	assert_output $'-rw-r--r--\n-r--r--r--'
+	cg_expect_read $f ''
+	cg_expect_read g/cpuset.cpus.exclusive.effective ''
+	cg_expect $f '' 'abc' "$E_INVAL" ''
+	cg_expect $f '' '4096' "$E_RANGE" ''
+	# Within the parent's effective exclusive CPUs (the root's: all).
+	cg_case '' '' $f ' 1\n' ok g/cpuset.cpus.exclusive.effective 1
+	cg_expect_read $f 1
+	# A sibling's cpuset.cpus.exclusive may not meet it ...
+	cg_expect h/cpuset.cpus.exclusive '' '0-1' "$E_INVAL" ''
+	cg_expect h/cpuset.cpus.exclusive '' '0' ok 0
+	cg_expect h/cpuset.cpus.exclusive '' '\n' ok ''
+	# ... nor take all of a sibling's cpuset.cpus; cpuset.cpus is never refused.
+	cg_case '' '' h/cpuset.cpus 1 ok h/cpuset.cpus 1
+	cg_case '' '' g/cpuset.cpus.exclusive 0-1 "$E_INVAL" g/cpuset.cpus.exclusive 1
+	cg_expect_done
+	# The partition takes cpuset.cpus.exclusive's CPUs, whatever the
+	# siblings' cpuset.cpus and its own (empty here).
+	echo root >g/cpuset.cpus.partition
+	cg_expect_read g/cpuset.cpus.partition root
+	cg_expect_read g/cpuset.cpus.effective 1
+	cg_expect_read g/cpuset.cpus.exclusive.effective 1
+	cg_expect_read cpuset.cpus.effective 0
+	cg_expect_read h/cpuset.cpus.effective 0
+	cg_expect_read cpuset.cpus.isolated ''
+	cg_expect_done
+	# Cleared, the partition asks for cpuset.cpus, which is empty.
+	echo >$f
+	cg_expect_read g/cpuset.cpus.partition \
+		'root invalid (cpuset.cpus and cpuset.cpus.exclusive are empty)'
+	cg_expect_read g/cpuset.cpus.exclusive.effective ''
+	cg_expect_read cpuset.cpus.effective 0-1
+	cg_expect_done
+}
+
 @test "pids: v2's files, and pids.events counts the limited group's refusals" {
 	cg_expect_read g/pids.max max
 	cg_expect_read g/pids.current 0
@@ -265,4 +305,44 @@ EOF
 max 1
 max 0
 max 0"
+}
+
+@test "a controller disabled and enabled again: a new css, with the defaults" {
+	local all p
+	all=$(cat cpuset.cpus.effective)
+	cg_sleeper p
+	echo "$p" >g/cgroup.procs
+	echo 300 >g/cpu.weight
+	echo "50000 100000" >g/cpu.max
+	echo 1000 >g/cpu.max.burst
+	echo 0 >g/cpuset.cpus
+	echo 0 >g/cpuset.mems
+	echo root >g/cpuset.cpus.partition
+	echo 10 >g/pids.max
+	[ "$(cat g/cpuset.cpus.partition)" = root ]
+	[ "$(cat cpuset.cpus.effective)" != "$all" ]
+	# `-cpu +cpu` in one write: the last wins, cpu stays, and its css.
+	echo "-cpu +cpu" >cgroup.subtree_control
+	[ "$(cat g/cpu.weight)" = 300 ]
+	echo "-cpu -cpuset -pids" >cgroup.subtree_control
+	[ ! -e g/cpu.weight ] && [ ! -e g/cpuset.cpus ] && [ ! -e g/pids.max ]
+	# The partition went with its css: its CPU is the root's again.
+	[ "$(cat cpuset.cpus.effective)" = "$all" ]
+	echo "+cpu +cpuset +pids" >cgroup.subtree_control
+	cg_expect_read g/cpu.weight 100
+	cg_expect_read g/cpu.weight.nice 0
+	cg_expect_read g/cpu.max 'max 100000'
+	cg_expect_read g/cpu.max.burst 0
+	cg_expect_read g/cpuset.cpus ''
+	cg_expect_read g/cpuset.mems ''
+	cg_expect_read g/cpuset.cpus.partition member
+	cg_expect_read g/cpuset.cpus.effective "$all"
+	cg_expect_read g/pids.max max
+	cg_expect_read g/pids.events 'max 0'
+	# What it counts is still true: the sleeper.
+	cg_expect_read g/pids.current 1
+	cg_expect_read g/pids.peak 1
+	cg_expect_done
+	# The allocator sees the new css: the sleeper may run on every CPU.
+	cpus_allowed "$p" "$all"
 }

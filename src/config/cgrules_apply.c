@@ -135,14 +135,16 @@ static bool is_sticky(int dfd)
 	return sticky;
 }
 
-static bool hierarchy_has(const char *name, char **controllers)
+/* Whether hierarchy h binds one of controllers (NULL: any): by what it
+ * binds, not by its name, which on a v2 mount is "unified". */
+static bool hierarchy_has(struct cg_core *core, unsigned h, char **controllers)
 {
-	g_auto(GStrv) have = g_strsplit(name ? name : "", ",", -1);
+	unsigned index;
 
 	if (!controllers)
 		return true;
 	for (char **c = controllers; *c; c++)
-		if (g_strv_contains((const char *const *)have, *c))
+		if (cg_hierarchy_binding(core, *c, &index) == 0 && index == h)
 			return true;
 	return false;
 }
@@ -162,7 +164,7 @@ static void move(struct cgrules_engine *e, pid_t pid, struct cgrules_target *t, 
 		ssize_t ret;
 
 		if (done[h] || cg_hierarchy(e->core, h, &name, &top) < 0 ||
-		    !hierarchy_has(name, t->controllers))
+		    !hierarchy_has(e->core, h, t->controllers))
 			continue;
 		done[h] = true;
 		ret = cg_path_lookup(e->core, h, t->path, "cgroup.procs", &group, &file);

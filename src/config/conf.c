@@ -102,10 +102,15 @@ static int key_line(GHashTable *map, const char *section, const char *key)
 }
 
 /* "/a/b": absolute, no empty, "." or ".." component, not "/" itself. */
+/* "/" (the root: its own files, as v2's cgroup.subtree_control) or a
+ * group below it. */
 static bool path_ok(const char *path)
 {
 	char **parts;
-	bool ok = path[0] == '/' && path[1];
+	bool ok = path[0] == '/';
+
+	if (strcmp(path, "/") == 0)
+		return true;
 
 	parts = g_strsplit(path + 1, "/", -1);
 	for (char **p = parts; ok && *p; p++)
@@ -205,8 +210,8 @@ static struct conf_group *parse_section(GKeyFile *kf, const char *section, GHash
 	if (colon && !*g->hier)
 		why = "no controllers before ':' (write [/path] for every hierarchy)";
 	else if (!path_ok(g->path))
-		why = "a group is an absolute path below the hierarchy's root, as [/build] or "
-		      "[cpu,cpuacct:/build]";
+		why = "a group is an absolute path from the hierarchy's root, as [/build] or "
+		      "[cpu,cpuacct:/build] ([/]: the root)";
 	keys = why ? NULL : g_key_file_get_keys(kf, section, NULL, NULL);
 	for (char **k = keys; k && *k && !why; k++) {
 		char *val;

@@ -318,8 +318,9 @@ static int apply_group(struct applier *ap, const struct conf_group *g, const str
 
 		ret = ensure_group(ap, h, g, &id, &created);
 		/* At start (no old), a group that was there (the state's) keeps
-		 * what the state says. */
-		all = created || (old && !before);
+		 * what the state says; but for the root, which is always there:
+		 * its section is applied at every start. */
+		all = created || (old ? !before : strcmp(g->path, "/") == 0);
 		if (ret == 0 && (created || old))
 			ret = apply_attrs(ap, h, g, before, id, created, all);
 		for (guint i = 0; ret == 0 && i < g->settings->len; i++) {

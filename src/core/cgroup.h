@@ -61,6 +61,12 @@ struct cgroup_subsys {
 	/* Called once css->cgroup and css->parent are set (may be NULL). */
 	void (*css_online)(struct css *css);
 	void (*css_free)(struct css *css);
+	/* v2: the css is gone from its group (its controller disabled in the
+	 * parent's cgroup.subtree_control): give it the settings css_alloc
+	 * and css_online give under its parent, as the new css the kernel
+	 * makes when the controller is enabled again (NULL: nothing kept).
+	 * What it counts of its tasks stays true. */
+	void (*css_reset)(struct css *css);
 	/* May veto moving tasks into css: 0 or -errno (e.g. cpuset's ENOSPC). */
 	int (*can_attach)(struct css *css);
 	/* Its files, each table terminated by an entry with name NULL (or

@@ -75,6 +75,21 @@ static struct css *cpu_css_alloc(struct css *parent)
 	return &tg->css;
 }
 
+/* A fresh task_group's settings and bandwidth figures; its usage is the
+ * enforcer's running count, kept. */
+static void cpu_css_reset(struct css *css)
+{
+	struct task_group *tg = css_tg(css);
+
+	tg->shares = 1024ULL << SCHED_FIXEDPOINT_SHIFT;
+	tg->period = DEFAULT_CFS_PERIOD;
+	tg->quota = RUNTIME_INF;
+	tg->burst = 0;
+	tg->idle = 0;
+	for (size_t i = 0; i < G_N_ELEMENTS(tg->bw); i++)
+		atomic_store_explicit(&tg->bw[i], 0, memory_order_relaxed);
+}
+
 static void cpu_css_free(struct css *css)
 {
 	g_free(css_tg(css));
@@ -685,6 +700,7 @@ const struct cgroup_subsys cpu_cgrp_subsys = {
 	.threaded = true,
 	.css_alloc = cpu_css_alloc,
 	.css_free = cpu_css_free,
+	.css_reset = cpu_css_reset,
 	.legacy_files = cpu_legacy_files,
 	.dfl_files = cpu_dfl_files,
 	.extra_stat_show = cpu_extra_stat_show,

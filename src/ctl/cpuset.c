@@ -12,7 +12,9 @@
  * asks for any CPUs and nodes, gets them within its parent's effective
  * sets (its parent's when that leaves none), and may be a partition root
  * (cpuset.cpus.partition) that takes its CPUs from its parent's effective
- * ones; what is applied as affinity is the effective set either way. */
+ * ones (those of cpuset.cpus.exclusive when it is set, else those of
+ * cpuset.cpus); what is applied as affinity is the effective set either
+ * way. */
 #include <errno.h>
 
 #include <string.h>
@@ -36,6 +38,8 @@ enum cpuset_filetype {
 	FILE_SPREAD_SLAB,
 	FILE_MEMORY_PRESSURE_ENABLED,
 	FILE_ISOLATED_CPULIST,		/* v2 */
+	FILE_EXCLUSIVE_CPULIST,		/* v2 */
+	FILE_EFFECTIVE_XCPULIST,	/* v2 */
 };
 
 /* A cpuset's flags, one bit per flag file: the kernel's cpuset_flagbits_t
@@ -83,6 +87,9 @@ struct cpuset {
 	int prs;
 	int prs_err;
 	struct cpumask xcpus;
+	/* cpuset.cpus.exclusive: the CPUs a partition made of it is to
+	 * take (empty: those of cpuset.cpus). */
+	struct cpumask exclusive_cpus;
 };
 
 static struct cpuset *css_cs(struct css *css)
@@ -272,10 +279,19 @@ static bool partition_is_populated(struct cpuset *p, const struct cpuset *exclud
 	return false;
 }
 
+/* user_xcpus(): the CPUs a partition made of cs asks for. */
+static const struct cpumask *user_xcpus(const struct cpuset *cs)
+{
+	return cpumask_empty(&cs->exclusive_cpus) ? &cs->cpus_allowed : &cs->exclusive_cpus;
+}
+
 /* Whether child c of p may be a partition root, taken being the CPUs its
  * siblings' partitions took already: update_prs() and
  * update_parent_effective_cpumask()'s checks, in their order. A partition
- * root is exclusive: no sibling's cpuset.cpus may meet its own. */
+ * root is exclusive: no sibling's cpuset.cpus may meet its own; one whose
+ * cpuset.cpus.exclusive is set has had its write checked against its
+ * siblings' (cpuset_exclusive_write()), which their cpuset.cpus no longer
+ * concern. */
 static enum prs_errcode partition_check(struct cpuset *p, struct cpuset *c,
 					const struct cpumask *taken, struct cpumask *xcpus)
 {
@@ -286,14 +302,15 @@ static enum prs_errcode partition_check(struct cpuset *p, struct cpuset *c,
 	cgroup_for_each_child(child, &iter, p->css.cgroup) {
 		struct cpuset *s = css_cs(css_in(&p->css, child));
 
-		if (s != c && intersects(&s->cpus_allowed, &c->cpus_allowed))
+		if (s != c && cpumask_empty(&c->exclusive_cpus) &&
+		    intersects(user_xcpus(s), &c->cpus_allowed))
 			return PERR_NOTEXCL;
 	}
-	if (cpumask_empty(&c->cpus_allowed))
+	if (cpumask_empty(user_xcpus(c)))
 		return PERR_CPUSEMPTY;
 	if (!is_partition_valid(p))
 		return p->prs ? PERR_INVPARENT : PERR_NOTPART;
-	cpumask_and(xcpus, &c->cpus_allowed, &p->xcpus);
+	cpumask_and(xcpus, user_xcpus(c), &p->xcpus);
 	if (cpumask_empty(xcpus))
 		return PERR_INVCPUS;
 	cpumask_andnot(&avail, &p->xcpus, taken);
@@ -400,6 +417,62 @@ static int cpuset_dfl_write_resmask(struct cg_file_ctx *ctx, char *buf, size_t n
 	return 0;
 }
 
+/* The effective exclusive CPUs (cpuset.cpus.exclusive.effective): a
+ * valid partition's (the top's: all), else those of cpuset.cpus.exclusive
+ * its parent has. */
+static void effective_xcpus(const struct cpuset *cs, struct cpumask *out)
+{
+	if (!cs->css.parent || is_partition_valid(cs)) {
+		*out = cs->xcpus;
+		return;
+	}
+	memset(out, 0, sizeof(*out));
+	if (cpumask_empty(&cs->exclusive_cpus))
+		return;
+	effective_xcpus(css_cs(cs->css.parent), out);
+	cpumask_and(out, out, &cs->exclusive_cpus);
+}
+
+/* update_exclusive_cpumask(): empty clears; no CPU of a sibling's
+ * cpuset.cpus.exclusive or of a sibling partition's, and not all of a
+ * sibling's cpuset.cpus (it is to keep one), else EINVAL. */
+static int cpuset_exclusive_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
+{
+	struct cpuset *cs = css_cs(ctx->css), *top = top_cpuset(ctx->css);
+	struct cpuset *parent = css_cs(ctx->css->parent);
+	struct cpumask mask = { 0 };
+	GHashTableIter iter;
+	struct cgroup *child;
+	int ret;
+
+	(void)nbytes;
+	buf = kstrstrip(buf);
+	if (*buf) {
+		ret = cpumask_parselist(buf, &mask, nr_cpu_ids(ctx->css));
+		if (ret < 0)
+			return ret;
+		if (!cpumask_subset(&mask, &top->cpus_allowed))
+			return -EINVAL;
+	}
+	if (cpumask_equal(&cs->exclusive_cpus, &mask))
+		return 0;
+	if (*buf)
+		cgroup_for_each_child(child, &iter, parent->css.cgroup) {
+			const struct cpuset *s = css_cs(css_in(&parent->css, child));
+
+			if (s == cs)
+				continue;
+			if (intersects(&mask, &s->exclusive_cpus) ||
+			    (is_partition_valid(s) && intersects(&mask, &s->xcpus)) ||
+			    (!cpumask_empty(&s->cpus_allowed) &&
+			     cpumask_subset(&s->cpus_allowed, &mask)))
+				return -EINVAL;
+		}
+	cs->exclusive_cpus = mask;
+	update_dfl(parent);
+	return 0;
+}
+
 /* cpuset_partition_write(): the state asked for, made valid or not. */
 static int cpuset_partition_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 {
@@ -458,6 +531,23 @@ static int cpuset_isolated_show(struct css *css, const struct cftype *cft, GStri
 	cpumask_print_list(&isolated, out);
 	g_string_append_c(out, '\n');
 	return 0;
+}
+
+/* As css_alloc and css_online make it under its parent (v2 only): asking
+ * for nothing, a member; a partition it was gives its CPUs back. */
+static void cpuset_css_reset(struct css *css)
+{
+	struct cpuset *cs = css_cs(css);
+
+	memset(&cs->cpus_allowed, 0, sizeof(cs->cpus_allowed));
+	memset(&cs->mems_allowed, 0, sizeof(cs->mems_allowed));
+	memset(&cs->xcpus, 0, sizeof(cs->xcpus));
+	memset(&cs->exclusive_cpus, 0, sizeof(cs->exclusive_cpus));
+	cs->flags = CS_FLAG(FILE_SCHED_LOAD_BALANCE);
+	cs->relax_domain_level = -1;
+	cs->prs = PRS_MEMBER;
+	cs->prs_err = PERR_NONE;
+	update_dfl(css_cs(css->parent));
 }
 
 /* A partition removed gives its CPUs back to its parent. */
@@ -523,13 +613,18 @@ static int cpuset_write_resmask(struct cg_file_ctx *ctx, char *buf, size_t nbyte
 static int cpuset_common_seq_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	struct cpuset *cs = css_cs(css);
+	struct cpumask xcpus;
 	const struct cpumask *masks[] = {
 		[FILE_CPULIST] = &cs->cpus_allowed,
 		[FILE_MEMLIST] = &cs->mems_allowed,
 		[FILE_EFFECTIVE_CPULIST] = &cs->effective_cpus,
 		[FILE_EFFECTIVE_MEMLIST] = &cs->effective_mems,
+		[FILE_EXCLUSIVE_CPULIST] = &cs->exclusive_cpus,
+		[FILE_EFFECTIVE_XCPULIST] = &xcpus,
 	};
 
+	if (cft->private == FILE_EFFECTIVE_XCPULIST)
+		effective_xcpus(cs, &xcpus);
 	cpumask_print_list(masks[cft->private], out);
 	g_string_append_c(out, '\n');
 	return 0;
@@ -656,8 +751,7 @@ static const struct cftype cpuset_legacy_files[] = {
 	{ 0 }
 };
 
-/* The kernel's dfl_files but cpuset.cpus.exclusive(.effective) (not
- * offered: cgfused(8)) and the debug-only cpus.subpartitions. */
+/* The kernel's dfl_files but the debug-only cpus.subpartitions. */
 static const struct cftype cpuset_dfl_files[] = {
 	{ .name = "cpus", .flags = CFTYPE_NOT_ON_ROOT, .private = FILE_CPULIST,
 	  .max_write_len = cpus_max_write_len,
@@ -671,6 +765,11 @@ static const struct cftype cpuset_dfl_files[] = {
 	  .seq_show = cpuset_common_seq_show },
 	{ .name = "cpus.partition", .flags = CFTYPE_NOT_ON_ROOT,
 	  .seq_show = cpuset_partition_show, .write = cpuset_partition_write },
+	{ .name = "cpus.exclusive", .flags = CFTYPE_NOT_ON_ROOT, .private = FILE_EXCLUSIVE_CPULIST,
+	  .max_write_len = cpus_max_write_len,
+	  .seq_show = cpuset_common_seq_show, .write = cpuset_exclusive_write },
+	{ .name = "cpus.exclusive.effective", .flags = CFTYPE_NOT_ON_ROOT,
+	  .private = FILE_EFFECTIVE_XCPULIST, .seq_show = cpuset_common_seq_show },
 	{ .name = "cpus.isolated", .flags = CFTYPE_ONLY_ON_ROOT, .private = FILE_ISOLATED_CPULIST,
 	  .seq_show = cpuset_isolated_show },
 	{ 0 }
@@ -682,6 +781,7 @@ const struct cgroup_subsys cpuset_cgrp_subsys = {
 	.css_alloc = cpuset_css_alloc,
 	.css_online = cpuset_css_online,
 	.css_free = cpuset_css_free,
+	.css_reset = cpuset_css_reset,
 	.can_attach = cpuset_can_attach,
 	.legacy_files = cpuset_legacy_files,
 	.dfl_files = cpuset_dfl_files,

@@ -47,6 +47,16 @@ static struct css *pids_css_alloc(struct css *parent)
 	return &p->css;
 }
 
+/* A fresh css counts the tasks it is given: its peak is what it holds. */
+static void pids_css_reset(struct css *css)
+{
+	struct pids *p = css_pids(css);
+
+	p->limit = PIDS_MAX;
+	p->watermark = p->counter;
+	p->forkfail = p->max_local = p->max_events = 0;
+}
+
 static void pids_css_free(struct css *css)
 {
 	g_free(css_pids(css));
@@ -187,6 +197,7 @@ const struct cgroup_subsys pids_cgrp_subsys = {
 	.threaded = true,
 	.css_alloc = pids_css_alloc,
 	.css_free = pids_css_free,
+	.css_reset = pids_css_reset,
 	.legacy_files = pids_files_legacy,
 	.dfl_files = pids_files,
 	.migrate = pids_migrate,

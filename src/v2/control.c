@@ -95,6 +95,25 @@ static int vet_enable(struct cgroup *cgrp, unsigned enable)
 	return cgrp->nr_populated_csets ? -EBUSY : 0;
 }
 
+/* A controller disabled for cgrp's children: each child's css of it
+ * goes (the kernel kills it and makes a new one with the defaults when
+ * the controller is enabled again); here it stays, with the defaults. */
+static void reset_children_css(struct cgroup *cgrp, unsigned disable)
+{
+	const struct cg_core *core = cgrp->root->core;
+	GHashTableIter iter;
+	struct cgroup *child;
+
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		const struct cgroup_subsys *ss = core->subsys[i];
+
+		if (!(disable & (1u << i)) || !ss->css_reset)
+			continue;
+		cgroup_for_each_child(child, &iter, cgrp)
+			ss->css_reset(child->subsys[i]);
+	}
+}
+
 /* cgroup_subtree_control_write(): "+cpu -cpuset", all or nothing. */
 int cgroup_subtree_control_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 {
@@ -141,7 +160,9 @@ int cgroup_subtree_control_write(struct cg_file_ctx *ctx, char *buf, size_t nbyt
 		}
 	}
 	ret = vet_enable(cgrp, enable);
-	if (ret == 0)
-		cgrp->subtree_control = (cgrp->subtree_control | enable) & ~disable;
-	return ret;
+	if (ret)
+		return ret;
+	cgrp->subtree_control = (cgrp->subtree_control | enable) & ~disable;
+	reset_children_css(cgrp, disable);
+	return 0;
 }

@@ -42,6 +42,10 @@
  * from standard input before the loop starts: a driver running several
  * clients at once starts their loops together and takes the throughput
  * over the span where they all ran.
+ * --procs-file FILE moves through FILE instead of tasks (cgroup.procs on a
+ * cgroup v2 directory: the kernel's /sys/fs/cgroup/unified or a cgfused
+ * -o unified mount; every child is a process of one thread, so both files
+ * move the same).
  * Errors go to stderr and make the exit status 1.
  *
  * Cleanup on every path (errors, SIGINT, SIGTERM, SIGHUP): children are
@@ -69,7 +73,8 @@ static volatile sig_atomic_t stop;
 
 static const char *root = NULL;
 static const char *label = "dir";
-static const char *read_file = "tasks";
+static const char *procs_file = "tasks";
+static const char *read_file;	/* NULL: procs_file */
 static pid_t self;
 
 static pid_t *kids;             /* every child forked and not yet reaped */
@@ -145,13 +150,13 @@ static void group_path(char *buf, size_t size, long g)
 	snprintf(buf, size, "%s/g%ld", root, g);
 }
 
-/* Tasks file of group g; g < 0 is DIR's own. */
+/* Tasks file (--procs-file) of group g; g < 0 is DIR's own. */
 static void tasks_path(char *buf, size_t size, long g)
 {
 	if (g < 0)
-		snprintf(buf, size, "%s/tasks", root);
+		snprintf(buf, size, "%s/%s", root, procs_file);
 	else
-		snprintf(buf, size, "%s/g%ld/tasks", root, g);
+		snprintf(buf, size, "%s/g%ld/%s", root, g, procs_file);
 }
 
 static void *xcalloc(size_t n, size_t size)
@@ -314,7 +319,7 @@ static int cleanup(double *rmdir_us)
 	}
 	if (moved_back_failed) {
 		fprintf(stderr, "attach-bench: %ld children could not be "
-			"written back to %s/tasks\n", moved_back_failed, root);
+			"written back to %s/%s\n", moved_back_failed, root, procs_file);
 		ret = -1;
 	}
 	for (long i = 0; i < nkids; i++)
@@ -351,7 +356,8 @@ static void usage(FILE *f)
 		"       attach-bench --root DIR [--label NAME] --read-tasks K [--reads R]\n"
 		"                    [--read-file FILE]\n"
 		"--sync: print \"ready\" after the setup and wait for a byte on stdin.\n"
-		"DIR is a cgroup v1 directory (kernel, cgfused or fuse-floor).\n"
+		"--procs-file FILE: move through FILE (cgroup.procs on v2), not tasks.\n"
+		"DIR is a cgroup directory (kernel, cgfused or fuse-floor).\n"
 		"Defaults: N=1, M=10000, R=1000, NAME=dir.\n");
 }
 
@@ -379,6 +385,7 @@ int main(int argc, char **argv)
 		{"read-tasks", required_argument, NULL, 't'},
 		{"reads", required_argument, NULL, 'R'},
 		{"read-file", required_argument, NULL, 'f'},
+		{"procs-file", required_argument, NULL, 'p'},
 		{"sync", no_argument, NULL, 's'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}
@@ -402,6 +409,7 @@ int main(int argc, char **argv)
 		case 't': read_tasks_n = parse_count(optarg, "--read-tasks"); break;
 		case 'R': nreads = parse_count(optarg, "--reads"); break;
 		case 'f': read_file = optarg; break;
+		case 'p': procs_file = optarg; break;
 		case 's': sync_start = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -413,6 +421,8 @@ int main(int argc, char **argv)
 	}
 	if (read_tasks_n)
 		ngroups = 1;
+	if (!read_file)
+		read_file = procs_file;
 
 	self = getpid();
 	memset(&sa, 0, sizeof sa);

@@ -70,7 +70,7 @@ static void test_parse_errors(void)
 		{ "# c\n\n[/a]\nnope\n", "t.conf:4: " },
 		{ "[/a]\nk=1\n[/b\n", "t.conf:3: " },
 		{ "[a]\n", "t.conf:1: [a]: a group is an absolute path" },
-		{ "[/]\n", "t.conf:1: [/]: a group is an absolute path" },
+		{ "[//]\n", "t.conf:1: [//]: a group is an absolute path" },
 		{ "[/a//b]\n", "t.conf:1: [/a//b]: " },
 		{ "[/a/.]\n", "t.conf:1: [/a/.]: " },
 		{ "[:/a]\n", "t.conf:1: [:/a]: no controllers before ':'" },

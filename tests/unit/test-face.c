@@ -71,6 +71,7 @@ static void test_files(void)
 	/* cpuset's dfl_files, none of its legacy ones. */
 	g_assert_cmpstr(bare->str, ==, "cgfused.stat cpuset.cpus cpuset.mems "
 			"cpuset.cpus.effective cpuset.mems.effective cpuset.cpus.partition "
+			 "cpuset.cpus.exclusive cpuset.cpus.exclusive.effective "
 			"cpuset.cpus.isolated ");
 	teardown(&t);
 }
