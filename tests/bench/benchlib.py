@@ -317,13 +317,16 @@ class Cgfused:
     file next to it, or none), the daemon in a process group of its own so
     that a terminal's Ctrl-C does not stop it before the cleanup unmounts."""
 
-    def __init__(self, binary, workdir, controllers="cpu", state=True, cpu=None):
+    def __init__(self, binary, workdir, controllers="cpu", state=True, cpu=None,
+                 argv=None):
+        """argv: another FUSE daemon's command line (fuse-floor), mounted
+        and torn down the same way; the mountpoint is appended."""
         self.mnt = tempfile.mkdtemp(prefix="mnt.", dir=workdir)
         self.logpath = f"{self.mnt}.log"
         self.logfile = open(self.logpath, "w+")
         state_opt = f"{self.mnt}.state" if state else "none"
-        argv = [binary, "-f", "-o", f"controllers={controllers}",
-                "-o", f"state={state_opt}", self.mnt]
+        argv = (argv or [binary, "-f", "-o", f"controllers={controllers}",
+                         "-o", f"state={state_opt}"]) + [self.mnt]
         if cpu is not None:
             argv = ["taskset", "-c", str(cpu)] + argv
         CLEANUPS.append(self)

@@ -2,28 +2,30 @@
 /*
  * fuse-floor: the FUSE transport floor for attach-bench.  The smallest
  * libfuse3 low-level filesystem with the shape of a cgroup v1 hierarchy: a
- * root directory holding `tasks` and the directories made by mkdir, each
- * holding its own `tasks`.  Writes are accepted and dropped, `tasks` reads
- * empty, rmdir works.  What attach-bench measures here is only what the
- * FUSE round trips cost, so the distance from cgfused to this floor is what
- * cgfused itself spends.
+ * root directory holding `tasks`, `cpu.shares` and the directories made by
+ * mkdir, each holding its own files and directories, to any depth.  Writes
+ * are accepted and dropped, files read empty, rmdir of an empty directory
+ * works.  What attach-bench measures here is only what the FUSE round trips
+ * cost, so the distance from cgfused to this floor is what cgfused itself
+ * spends.
  *
  * Files are opened the way cgroup control files must be: direct_io (size-0
  * files whose reads must not come from the page cache), no noflush, no
  * writeback cache.  So open + write + close costs the plain sequence OPEN,
  * WRITE, FLUSH, RELEASE.  Entries and attributes are cached for a day, so
- * no LOOKUP or GETATTR comes in between: this is the floor.  Directories are
- * one level deep (mkdir inside a group gives EPERM).
+ * no LOOKUP or GETATTR comes in between: this is the floor.
  *
  * Usage: fuse-floor [-f] [-d] [--mt] [-o OPT,...] MOUNTPOINT
  * The session loop is single-threaded (like -s) unless --mt is given; with
- * --mt, -o clone_fd, max_threads and max_idle_threads apply.
+ * --mt, -o clone_fd, max_threads and max_idle_threads apply, and libfuse's
+ * defaults otherwise, as for cgfused (src/main.c run_session).
  */
 #define FUSE_USE_VERSION 314
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <glib.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,33 +34,71 @@
 
 #define TIMEOUT 86400.0
 
+/* The files of every directory; all read empty and drop what is written. */
+static const char *const files[] = { "tasks", "cpu.shares" };
+#define NFILES G_N_ELEMENTS(files)
+#define SLOT_INOS (1 + NFILES)		/* a directory and its files */
+#define FIXED (2 + NFILES)		/* ".", "..", then the files */
+
 /*
- * Directory slot i has inode 2i+1 and its tasks file 2i+2; slot 0 is the
- * root (FUSE_ROOT_ID 1).  Slots are never reused, so neither are inode
- * numbers: no generation numbers needed, a removed slot answers ENOENT.
+ * Directory slot i has inode SLOT_INOS*i+1 and its files the inodes after
+ * it; slot 0 is the root (FUSE_ROOT_ID 1).  Slots are never reused, so
+ * neither are inode numbers: no generation numbers needed, a removed slot
+ * answers ENOENT.  A directory is named in by_name as "PARENTSLOT/NAME".
  * The lock matters only with --mt.
  */
-static GPtrArray *slots;	/* slot -> group name, NULL once removed */
-static GHashTable *by_name;	/* group name -> slot */
+struct slot {
+	char *key;		/* by_name's key, NULL once removed */
+	guint parent;
+	guint children;
+};
+static GArray *slots;		/* of struct slot */
+static GHashTable *by_name;	/* "PARENTSLOT/NAME" -> slot */
 G_LOCK_DEFINE_STATIC(tree);
 
 static fuse_ino_t slot_ino(guint slot)
 {
-	return 2 * (fuse_ino_t)slot + 1;
+	return SLOT_INOS * (fuse_ino_t)slot + 1;
+}
+
+/* Called with the tree locked: the live slot of ino, or -1. */
+static gint64 ino_slot(fuse_ino_t ino)
+{
+	guint slot = (ino - 1) / SLOT_INOS;
+
+	if (ino == 0 || slot >= slots->len ||
+	    !g_array_index(slots, struct slot, slot).key)
+		return -1;
+	return slot;
+}
+
+/* Called with the tree locked: the live directory slot of ino, or -1. */
+static gint64 dir_slot(fuse_ino_t ino)
+{
+	return (ino - 1) % SLOT_INOS ? -1 : ino_slot(ino);
 }
 
 /* Called with the tree locked. */
 static int fill_stat(fuse_ino_t ino, struct stat *st)
 {
-	guint slot = (ino - 1) / 2;
+	bool dir = (ino - 1) % SLOT_INOS == 0;
 
-	if (ino == 0 || slot >= slots->len || !g_ptr_array_index(slots, slot))
+	if (ino_slot(ino) < 0)
 		return ENOENT;
 	memset(st, 0, sizeof *st);
 	st->st_ino = ino;
-	st->st_mode = ino % 2 ? S_IFDIR | 0755 : S_IFREG | 0644;
-	st->st_nlink = ino % 2 ? 2 : 1;
+	st->st_mode = dir ? S_IFDIR | 0755 : S_IFREG | 0644;
+	st->st_nlink = dir ? 2 : 1;
 	return 0;
+}
+
+/* The index of a file name, or -1. */
+static int file_index(const char *name)
+{
+	for (guint f = 0; f < NFILES; f++)
+		if (strcmp(name, files[f]) == 0)
+			return f;
+	return -1;
 }
 
 /* Called with the tree locked. */
@@ -84,20 +124,33 @@ static void floor_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 }
 
+/* Called with the tree locked: the slot of directory name in slot parent,
+ * or 0 (the root is nobody's child). */
+static guint child_slot(guint parent, const char *name)
+{
+	char *key = g_strdup_printf("%u/%s", parent, name);
+	guint slot = GPOINTER_TO_UINT(g_hash_table_lookup(by_name, key));
+
+	g_free(key);
+	return slot;
+}
+
 static void floor_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	fuse_ino_t ino = 0;
+	int f = file_index(name);
+	gint64 p;
+	guint slot;
 
 	G_LOCK(tree);
-	if (strcmp(name, "tasks") == 0) {
-		ino = parent + 1;
-	} else if (parent == FUSE_ROOT_ID) {
-		gpointer slot = g_hash_table_lookup(by_name, name);
-
-		if (slot)
-			ino = slot_ino(GPOINTER_TO_UINT(slot));
-	}
-	reply_entry(req, ino);
+	p = dir_slot(parent);
+	if (p < 0)
+		fuse_reply_err(req, ENOENT);
+	else if (f >= 0)
+		reply_entry(req, parent + 1 + f);
+	else if ((slot = child_slot(p, name)) != 0)
+		reply_entry(req, slot_ino(slot));
+	else
+		fuse_reply_err(req, ENOENT);
 	G_UNLOCK(tree);
 }
 
@@ -120,20 +173,23 @@ static void floor_getattr(fuse_req_t req, fuse_ino_t ino,
 static void floor_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 			mode_t mode)
 {
-	char *copy;
+	struct slot new;
+	gint64 p;
 
 	(void)mode;
-	if (parent != FUSE_ROOT_ID) {
-		fuse_reply_err(req, EPERM);
-		return;
-	}
 	G_LOCK(tree);
-	if (strcmp(name, "tasks") == 0 || g_hash_table_contains(by_name, name)) {
+	p = dir_slot(parent);
+	if (p < 0) {
+		fuse_reply_err(req, ENOENT);
+	} else if (file_index(name) >= 0 || child_slot(p, name)) {
 		fuse_reply_err(req, EEXIST);
 	} else {
-		copy = g_strdup(name);
-		g_ptr_array_add(slots, copy);
-		g_hash_table_insert(by_name, copy,
+		new.key = g_strdup_printf("%" G_GINT64_FORMAT "/%s", p, name);
+		new.parent = p;
+		new.children = 0;
+		g_array_append_val(slots, new);
+		g_array_index(slots, struct slot, p).children++;
+		g_hash_table_insert(by_name, new.key,
 				    GUINT_TO_POINTER(slots->len - 1));
 		reply_entry(req, slot_ino(slots->len - 1));
 	}
@@ -142,18 +198,28 @@ static void floor_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 
 static void floor_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
-	gpointer slot = NULL;
+	gint64 p;
+	guint slot = 0;
+	struct slot *s;
+	int err = ENOENT;
 
 	G_LOCK(tree);
-	if (parent == FUSE_ROOT_ID)
-		slot = g_hash_table_lookup(by_name, name);
+	p = dir_slot(parent);
+	if (p >= 0 && file_index(name) >= 0)
+		err = ENOTDIR;
+	else if (p >= 0)
+		slot = child_slot(p, name);
 	if (slot) {
-		g_hash_table_remove(by_name, name);
-		g_free(g_ptr_array_index(slots, GPOINTER_TO_UINT(slot)));
-		g_ptr_array_index(slots, GPOINTER_TO_UINT(slot)) = NULL;
+		s = &g_array_index(slots, struct slot, slot);
+		err = s->children ? ENOTEMPTY : 0;
+	}
+	if (slot && !err) {
+		g_hash_table_remove(by_name, s->key);
+		g_clear_pointer(&s->key, g_free);
+		g_array_index(slots, struct slot, p).children--;
 	}
 	G_UNLOCK(tree);
-	fuse_reply_err(req, slot ? 0 : strcmp(name, "tasks") ? ENOENT : ENOTDIR);
+	fuse_reply_err(req, err);
 }
 
 static void floor_open(fuse_req_t req, fuse_ino_t ino,
@@ -192,29 +258,43 @@ static void floor_release(fuse_req_t req, fuse_ino_t ino,
 	fuse_reply_err(req, 0);
 }
 
-/* Entry e (0-based) of a directory: ".", "..", "tasks", then in the root
- * slot e-2 for e >= 3.  The offset of an entry is e + 1. */
+/* Entry e (0-based) of a directory: ".", "..", the files, then for
+ * e >= FIXED slot e-FIXED+1 if it is a child.  The offset of an entry is
+ * e + 1. */
 static void floor_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 			  off_t off, struct fuse_file_info *fi)
 {
 	char *buf = g_malloc(size);
 	size_t used = 0;
-	guint n;
+	gint64 dir;
 
 	(void)fi;
 	G_LOCK(tree);
-	n = ino == FUSE_ROOT_ID ? slots->len + 2 : 3;
-	for (guint e = off; e < n; e++) {
-		static const char *const fixed[] = { ".", "..", "tasks" };
-		const char *name = e < 3 ? fixed[e] : g_ptr_array_index(slots, e - 2);
+	dir = dir_slot(ino);
+	for (guint e = off; dir >= 0 && e < FIXED + slots->len - 1; e++) {
+		struct slot *s = &g_array_index(slots, struct slot,
+						e < FIXED ? 0 : e - FIXED + 1);
+		const char *name;
 		struct stat st = { 0 };
 		size_t len;
 
-		if (!name)
+		if (e == 0) {
+			name = ".";
+			st.st_ino = ino;
+		} else if (e == 1) {
+			name = "..";
+			st.st_ino = slot_ino(g_array_index(slots, struct slot,
+							   dir).parent);
+		} else if (e < FIXED) {
+			name = files[e - 2];
+			st.st_ino = ino + e - 1;
+		} else if (s->key && s->parent == dir) {
+			name = strchr(s->key, '/') + 1;
+			st.st_ino = slot_ino(e - FIXED + 1);
+		} else {
 			continue;
-		st.st_ino = e == 0 ? ino : e == 1 ? FUSE_ROOT_ID :
-			    e == 2 ? ino + 1 : slot_ino(e - 2);
-		st.st_mode = st.st_ino % 2 ? S_IFDIR : S_IFREG;
+		}
+		st.st_mode = (st.st_ino - 1) % SLOT_INOS ? S_IFREG : S_IFDIR;
 		len = fuse_add_direntry(req, buf + used, size - used, name,
 					&st, e + 1);
 		if (len > size - used)
@@ -222,7 +302,10 @@ static void floor_readdir(fuse_req_t req, fuse_ino_t ino, size_t size,
 		used += len;
 	}
 	G_UNLOCK(tree);
-	fuse_reply_buf(req, buf, used);
+	if (dir < 0)
+		fuse_reply_err(req, ENOENT);
+	else
+		fuse_reply_buf(req, buf, used);
 	g_free(buf);
 }
 
@@ -269,8 +352,9 @@ int main(int argc, char *argv[])
 		goto out_args;
 	}
 
-	slots = g_ptr_array_new_with_free_func(g_free);
-	g_ptr_array_add(slots, g_strdup(""));	/* the root */
+	slots = g_array_new(FALSE, TRUE, sizeof(struct slot));
+	g_array_set_size(slots, 1);		/* the root, its own parent */
+	g_array_index(slots, struct slot, 0).key = g_strdup("");
 	by_name = g_hash_table_new(g_str_hash, g_str_equal);
 
 	se = fuse_session_new(&args, &floor_ops, sizeof floor_ops, NULL);
@@ -301,7 +385,9 @@ out_session:
 	fuse_session_destroy(se);
 out_tree:
 	g_hash_table_destroy(by_name);
-	g_ptr_array_free(slots, TRUE);
+	for (guint i = 0; i < slots->len; i++)
+		g_free(g_array_index(slots, struct slot, i).key);
+	g_array_free(slots, TRUE);
 out_args:
 	free(opts.mountpoint);
 	fuse_opt_free_args(&args);
