@@ -63,6 +63,20 @@ static int task_uids(pid_t tid, uid_t *ruid, uid_t *euid)
 	return ret;
 }
 
+/* The daemon's effective uid, which it never changes: asked once, not
+ * with a system call on every move. */
+static uid_t daemon_euid(void)
+{
+	static gsize once;
+	static uid_t euid;
+
+	if (g_once_init_enter(&once)) {
+		euid = geteuid();
+		g_once_init_leave(&once, 1);
+	}
+	return euid;
+}
+
 /* The kernel's set_one_prio_perm(): root, or the target's real or
  * effective uid is our effective uid. Without it attach says EACCES, as
  * cgroup v1 does to a writer who may not move a task. */
@@ -72,18 +86,18 @@ int ksched_may_manage(struct kfacade *kf, pid_t tid)
 	int ret;
 
 	(void)kf;
-	if (geteuid() == 0)
+	if (daemon_euid() == 0)
 		return 0;
 	ret = task_uids(tid, &ruid, &euid);
 	if (ret < 0)
 		return ret;
-	return ruid == geteuid() || euid == geteuid() ? 0 : -EACCES;
+	return ruid == daemon_euid() || euid == daemon_euid() ? 0 : -EACCES;
 }
 
 bool ksched_may_lower_nice(struct kfacade *kf)
 {
 	(void)kf;
-	return geteuid() == 0;
+	return daemon_euid() == 0;
 }
 
 int ksched_get_nice(struct kfacade *kf, pid_t tid, int *nice)
