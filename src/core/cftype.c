@@ -192,6 +192,7 @@ ssize_t cg_file_write(struct cg_core *core, uint64_t cgrp_id, unsigned file,
 	copy = g_strndup(buf, len);
 	if (served && served->cft->prepare && len <= served->max_write_len)
 		prep = served->cft->prepare(core, copy, cred);
+	task_pull_if_pending(core);
 	cg_write_lock(&core->lock);
 	/* kernfs checks the length (atomic_write_len) first: even a removed
 	 * group's file answers E2BIG, not ENODEV. */

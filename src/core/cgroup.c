@@ -11,6 +11,8 @@
 #include "core/face.h"
 #include "core/notify.h"
 #include "core/task.h"
+#include "core/task_queue.h"
+#include "core/task_watch.h"
 
 void css_get(struct css *css)
 {
@@ -191,6 +193,7 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	tidmap_init(&core->procs, offsetof(struct task, ident.tgid));
 	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
+	core->taskq = task_queue_new();
 	core->max_depth = CG_MAX_DEPTH_DEFAULT;
 	core->max_descendants = CG_MAX_DESCENDANTS_DEFAULT;
 	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
@@ -298,6 +301,7 @@ void cg_core_free(struct cg_core *core)
 	/* Nobody hears of the daemon going away (no release agent runs). */
 	g_ptr_array_set_size(core->subscribers, 0);
 	task_table_free(core);
+	task_queue_free(core, core->taskq);
 	put_css_set(core, core->init_css_set);
 	for (unsigned r = 0; r < core->roots->len; r++) {
 		struct cg_root *root = g_ptr_array_index(core->roots, r);
@@ -619,6 +623,7 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	struct cgroup *parent, *cgrp = NULL;
 	int ret;
 
+	task_pull_if_pending(core);
 	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	parent = cgroup_by_id(core, parent_id);

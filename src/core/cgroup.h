@@ -211,9 +211,9 @@ struct cg_core {
 	 * (cftype handlers, controller methods, a face's hooks, cg_readdir's
 	 * callback) takes no other. Slow work (system calls,
 	 * /proc reads) is done before taking it where the result can be
-	 * checked after (attach's prepare, task_sample.c); task_catch_up()
-	 * reads the waiting reports under the write side, taken only when
-	 * some wait (cg_catch_up_if_pending()). */
+	 * checked after (attach's prepare, task_sample.c); the kernel's
+	 * reports are read into taskq before it is taken and applied under
+	 * the write side (task_queue.h, cg_catch_up_if_pending()). */
 	struct cg_lock lock;
 	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
 	unsigned nr_subsys;
@@ -225,6 +225,7 @@ struct cg_core {
 	struct tidmap tasks;		/* struct task, by tid */
 	struct tidmap procs;		/* a tracked thread of each process, by tgid (task_proc.h) */
 	uint64_t nr_resyncs;		/* times task reports were lost */
+	struct task_queue *taskq;	/* reports read, to apply (task_queue.h) */
 	struct kfacade *kf;
 	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */
 	bool loading;			/* a saved state is being replayed */

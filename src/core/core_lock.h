@@ -19,16 +19,25 @@
  * Lock order (a lock may be taken while holding those above it, never
  * those below it while holding it):
  *   1. state's job_lock (state_snapshot: one writer of the state files);
- *   2. this lock: its writer mutex, then the slots in order; a reader
+ *   2. the task queue's pull_lock (task_queue.c: one reader of the
+ *      kernel's reports at a time, held across its system calls and its
+ *      short read-side looks at the tasks); never taken holding this lock;
+ *   3. this lock: its writer mutex, then the slots in order; a reader
  *      holds one slot;
- *   3. leaves, taken under it or alone, holding nothing while held: the
- *      allocator's events_lock and shown_lock, the freezer enforcer's
- *      shown_lock, the state's sync_lock, the freezer's confirm lock,
- *      fs.c's open-file lock. state's job_lock is only ever tried
- *      (g_mutex_trylock) under this lock; cgrules' engine lock is never
- *      held into it.
+ *   4. leaves, taken under it or alone, holding nothing while held: the
+ *      task queue's lock (the parsed reports: taken by the puller with or
+ *      without the read side, by the applier under the write side; never
+ *      held into a system call, so a writer never waits on one through
+ *      it), the allocator's events_lock and shown_lock, the freezer
+ *      enforcer's shown_lock, the state's sync_lock, the freezer's
+ *      confirm lock, fs.c's open-file lock. state's job_lock is only ever
+ *      tried (g_mutex_trylock) under this lock; cgrules' engine lock is
+ *      never held into it.
  * Nothing slow under it: no /proc read, fork, fsync or walk of every
- * thread. The allocator's passes, which do walk every managed thread and
+ * thread. The kernel's fork, exit and exec reports are read, and the
+ * threads they name identified, with it let go (task_queue.h); a resync
+ * checks liveness on a copy of the tids; the write side only applies
+ * them. The allocator's passes, which do walk every managed thread and
  * read /proc, hold no lock meanwhile and give the CPU up every 0.2 ms
  * (alloc.c, BREATH_NS). */
 #ifndef CGFUSED_CORE_LOCK_H

@@ -6,6 +6,8 @@
 
 #include "core/attach.h"
 #include "core/task.h"
+#include "core/task_queue.h"
+#include "core/task_watch.h"
 
 void cg_restore_begin(struct cg_core *core)
 {
@@ -16,11 +18,12 @@ void cg_restore_begin(struct cg_core *core)
 
 void cg_restore_end(struct cg_core *core)
 {
+	task_pull_if_pending(core);
+	/* Children born in groups while no daemon ran, found with the lock let
+	 * go; they join tracked parents only: with none, no /proc walk. */
+	task_pull_resync(core, false);
 	cg_write_lock(&core->lock);
 	task_catch_up(core);
-	/* Orphans join tracked parents only: with none, no /proc walk. */
-	if (tidmap_size(&core->tasks))
-		task_adopt_orphans(core);
 	core->loading = false;
 	cg_write_unlock(&core->lock);
 }
@@ -31,6 +34,7 @@ int cg_attach_restore(struct cg_core *core, uint64_t cgrp_id, pid_t tid, uint64_
 	struct cgroup *cgrp;
 	int ret;
 
+	task_pull_if_pending(core);
 	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	cgrp = cgroup_by_id(core, cgrp_id);

@@ -250,6 +250,7 @@ void sched_view_charge(struct cg_core *core, const struct sched_sample *s, unsig
 {
 	if (!n)
 		return;
+	task_pull_if_pending(core);
 	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	for (unsigned i = 0; i < n; i++) {

@@ -7,6 +7,7 @@
 #include "core/notify.h"
 #include "core/task_exec.h"
 #include "core/task_proc.h"
+#include "core/task_queue.h"
 
 /* One a tracked task: what issue 12 counts (task.h); growing it is a
  * decision, not an accident. */
@@ -239,21 +240,18 @@ void task_kill_later(struct cg_core *core, const struct task *t)
 
 /* A child joins its parent's groups. All it ever ran was in them; it was
  * born with its parent's nice and affinity, and leaves with what the parent
- * would. born_ns: when it started, if known (it has been a member since).
- * A child the kernel just reported (forked) must pass the controllers'
- * can_fork; one that fails it, or whose parent is dying, is killed. */
-static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uint64_t born_ns,
-		       bool forked)
+ * would. ident: its identity, opened before the lock was taken (the item's,
+ * taken from it). born_ns: when it started, if known (it has been a member
+ * since). A child the kernel just reported (forked) must pass the
+ * controllers' can_fork; one that fails it, or whose parent is dying, is
+ * killed. */
+static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid,
+		       const struct task_ident *ident, uint64_t born_ns, bool forked)
 {
 	static const struct task_cputime none;
-	struct task_ident ident;
-	struct task *child;
+	/* Its figures need no reading: all of them are its groups'. */
+	struct task *child = task_new(core, tid, ident, UINT64_MAX, &none);
 
-	/* Fails if the child is gone already; its exit is ours to ignore.
-	 * Its figures need no reading: all of them are its groups'. */
-	if (core->kf->ops->task_open(core->kf, tid, &ident) < 0)
-		return;
-	child = task_new(core, tid, &ident, UINT64_MAX, &none);
 	child->dying = parent->dying || (forked && !task_can_fork(core, parent->cset)) ||
 		       cgroup_kill_pending(core, parent->cset);
 	task_set_css_set(core, child, parent->cset);
@@ -266,100 +264,85 @@ static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid, uin
 
 /* A child starts in its parent's groups. The proc connector names the
  * forking thread for a new process, but for a new thread only the process's
- * own parent: a thread joins its process leader's groups. */
-static void task_fork(struct cg_core *core, const struct task_event *ev)
+ * own parent: a thread joins its process leader's groups. Without an
+ * identity (its parent was not tracked in a group when the report was
+ * read, so it forked before it joined one; or the child is gone already,
+ * its exit ours to ignore) it stays where it is. */
+static void task_fork(struct cg_core *core, struct task_item *it)
 {
+	const struct task_event *ev = &it->ev;
 	pid_t from = ev->tid == ev->tgid ? ev->parent : ev->tgid;
 	struct task *parent = task_lookup(core, from);
 
-	if (!parent || parent->cset == core->init_css_set || task_lookup(core, ev->tid))
+	if (!it->opened || !parent || parent->cset == core->init_css_set ||
+	    task_lookup(core, ev->tid))
 		return;
-	task_adopt(core, parent, ev->tid, 0, true);
-}
-
-struct orphan {
-	pid_t tid;
-	struct task_origin origin;
-};
-
-static int cmp_start(const void *a, const void *b)
-{
-	const struct orphan *x = a, *y = b;
-
-	return (x->origin.start_ns > y->origin.start_ns) - (x->origin.start_ns < y->origin.start_ns);
+	task_adopt(core, parent, ev->tid, &it->ident, 0, true);
+	it->opened = false;	/* the task's now */
 }
 
 /* /proc's start times have the granularity of a clock tick. */
 #define START_TIME_SLACK_NS 10000000ULL
 
-/* Oldest first, so that grandchildren find their parents placed. */
-void task_adopt_orphans(struct cg_core *core)
+/* Reports were lost, or no daemon ran: the tracked threads found gone
+ * (if checked) are dropped unless their id is another thread's by now, and
+ * an untracked thread whose parent (its process leader, for a thread) is in
+ * a group and which started after the parent joined it was forked there,
+ * and joins it (oldest first, so that grandchildren find their parents
+ * placed). */
+static void task_apply_resync(struct cg_core *core, struct task_item *it)
 {
-	GArray *ids = g_array_new(FALSE, FALSE, sizeof(pid_t));
-	GArray *orphans = g_array_new(FALSE, FALSE, sizeof(struct orphan));
+	if (it->gone) {
+		core->nr_resyncs++;
+		for (guint i = 0; i < it->gone->len; i++) {
+			const struct task_seen *s = &g_array_index(it->gone, struct task_seen, i);
+			struct task *t = task_lookup(core, s->tid);
 
-	core->kf->ops->all_tasks(core->kf, ids, false);
-	for (guint i = 0; i < ids->len; i++) {
-		struct orphan o = { .tid = g_array_index(ids, pid_t, i) };
-
-		if (!task_lookup(core, o.tid) &&
-		    core->kf->ops->task_origin(core->kf, o.tid, &o.origin) == 0)
-			g_array_append_val(orphans, o);
+			if (t && t->ident.ino == s->ident.ino)
+				task_drop(core, t);
+		}
 	}
-	g_array_sort(orphans, cmp_start);
-	for (guint i = 0; i < orphans->len; i++) {
-		struct orphan *o = &g_array_index(orphans, struct orphan, i);
+	for (guint i = 0; i < it->orphans->len; i++) {
+		struct task_orphan *o = &g_array_index(it->orphans, struct task_orphan, i);
 		pid_t from = o->tid == o->origin.tgid ? o->origin.ppid : o->origin.tgid;
 		struct task *parent = task_lookup(core, from);
 
-		if (parent && parent->cset != core->init_css_set &&
-		    o->origin.start_ns + START_TIME_SLACK_NS >= parent->joined_ns)
-			task_adopt(core, parent, o->tid, o->origin.start_ns, false);
+		if (parent && parent->cset != core->init_css_set && !task_lookup(core, o->tid) &&
+		    o->origin.start_ns + START_TIME_SLACK_NS >= parent->joined_ns) {
+			task_adopt(core, parent, o->tid, &o->ident, o->origin.start_ns, false);
+			o->opened = false;
+		}
 	}
-	g_array_unref(orphans);
-	g_array_unref(ids);
 }
 
-/* Reports were lost: ask about every tracked task, then look for children
- * born in groups. */
-static void task_resync(struct cg_core *core)
+static void task_apply(struct cg_core *core, struct task_item *it)
 {
-	GPtrArray *all = task_table_copy(core);
+	struct task *t;
 
-	core->nr_resyncs++;
-	for (guint i = 0; i < all->len; i++) {
-		struct task *t = g_ptr_array_index(all, i);
-
-		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
-			task_drop(core, t);
+	if (it->kind == TASK_ITEM_RESYNC)
+		task_apply_resync(core, it);
+	else if (it->ev.what == TASK_EVENT_FORK)
+		task_fork(core, it);
+	else if (it->ev.what == TASK_EVENT_EXEC)
+		task_exec(core, it);
+	else if ((t = task_lookup(core, it->ev.tid))) {
+		if (it->ev.final_valid)
+			task_charge(core, t, &it->ev.final);
+		task_drop(core, t);
 	}
-	g_ptr_array_unref(all);
-	task_adopt_orphans(core);
 }
 
 bool task_catch_up_batch(struct cg_core *core, unsigned max)
 {
-	struct task_event ev[TASK_CATCH_UP_BATCH];
-	int n = core->kf->ops->task_events(core->kf, ev, MIN(max, G_N_ELEMENTS(ev)));
+	for (unsigned i = 0; i < max; i++) {
+		struct task_item *it = task_queue_pop(core);
 
-	if (n < 0) {
-		task_resync(core);
-		return true;	/* and read on */
+		if (!it)
+			return false;
+		task_apply(core, it);
+		task_item_free(core, it);
 	}
-	for (int i = 0; i < n; i++) {
-		struct task *t;
-
-		if (ev[i].what == TASK_EVENT_FORK) {
-			task_fork(core, &ev[i]);
-		} else if (ev[i].what == TASK_EVENT_EXEC) {
-			task_exec(core, &ev[i]);
-		} else if ((t = task_lookup(core, ev[i].tid))) {
-			if (ev[i].final_valid)
-				task_charge(core, t, &ev[i].final);
-			task_drop(core, t);
-		}
-	}
-	return (unsigned)n == MIN(max, G_N_ELEMENTS(ev));
+	return task_queue_pending(core);
 }
 
 void task_catch_up(struct cg_core *core)

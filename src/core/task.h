@@ -87,22 +87,20 @@ void task_drop(struct cg_core *core, struct task *t);
  * is sent: a group is checked this way before it is found busy. */
 void task_drop_gone(struct cg_core *core, struct cgroup *cgrp);
 
-/* Takes in what the kernel reported: children join their parent's groups,
- * exited tasks are forgotten. Called before anything reads or changes
- * memberships, so that no exited task is listed or counted and every child
- * is where the kernel would have put it. */
+/* Applies what the kernel reported, as task_queue.c read it before the
+ * lock was taken: children join their parent's groups, exited tasks are
+ * forgotten. Memory work only: no system call. Called before anything
+ * reads or changes memberships, so that no exited task is listed or
+ * counted and every child is where the kernel would have put it; the
+ * caller pulls the waiting reports first, unlocked
+ * (task_pull_if_pending()). */
 void task_catch_up(struct cg_core *core);
-/* One batch of it, at most max (up to TASK_CATCH_UP_BATCH) reports:
- * whether more may wait. The task watcher lets the lock go between
- * batches, so that the kills they decided (of children forked over
- * pids.max) are not held back by a fork storm. */
+/* One batch of it, at most max queued items: whether more wait. The
+ * task watcher lets the lock go between batches, so that the kills they
+ * decided (of children forked over pids.max) are not held back by a fork
+ * storm. */
 #define TASK_CATCH_UP_BATCH 256
 bool task_catch_up_batch(struct cg_core *core, unsigned max);
-
-/* Fork reports were lost, or no daemon ran: an untracked thread whose
- * parent (its process leader, for a thread) is in a group and which
- * started after the parent joined it was forked there, and joins it. */
-void task_adopt_orphans(struct cg_core *core);
 
 /* Every tracked task, in a new array: for walks that may drop some. */
 GPtrArray *task_table_copy(struct cg_core *core);

@@ -8,18 +8,22 @@
 #include "core/task_exec.h"
 
 #include "core/notify.h"
-#include "core/task_proc.h"
 
 /* The tracked thread whose id vanished in the exec: a thread of the process
- * that is gone (not its leader, whose id is not tracked when we look). The threads de_thread() killed are reported before the exec
- * as a rule, so it is the only one then; when a killed thread's report
- * comes late, the first gone one is taken (cgfused(8), DIFFERENCES FROM
- * THE KERNEL). */
-static struct task *exec_thread(struct cg_core *core, pid_t tgid)
+ * that was gone when the report was read, and is still tracked (not its
+ * leader, whose id is not tracked when we look). The threads de_thread()
+ * killed are reported before the exec as a rule, so it is the only one
+ * then; when a killed thread's report comes late, the first gone one is
+ * taken (cgfused(8), DIFFERENCES FROM THE KERNEL). */
+static struct task *exec_thread(struct cg_core *core, const struct task_item *it)
 {
-	for (struct task *t = task_proc_first(core, tgid); t; t = t->proc_next)
-		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
+	for (guint i = 0; it->gone && i < it->gone->len; i++) {
+		const struct task_seen *s = &g_array_index(it->gone, struct task_seen, i);
+		struct task *t = task_lookup(core, s->tid);
+
+		if (t && t->ident.ino == s->ident.ino && t->ident.tgid == it->ev.tgid)
 			return t;
+	}
 	return NULL;
 }
 
@@ -32,20 +36,22 @@ void task_exec_set_hook(task_exec_hook_fn fn, void *data)
 	exec_hook_data = data;
 }
 
-void task_exec(struct cg_core *core, const struct task_event *ev)
+void task_exec(struct cg_core *core, struct task_item *it)
 {
+	const struct task_event *ev = &it->ev;
 	struct task *old, *t;
-	bool created;
 
 	if (exec_hook)
 		exec_hook(exec_hook_data, ev->tgid);
 
 	/* A tracked leader exec'd itself: its id and its groups stay. Every
-	 * exec on the system comes here: two hash lookups when untracked. */
-	if (task_lookup(core, ev->tgid) || !(old = exec_thread(core, ev->tgid)))
+	 * exec on the system comes here: a hash lookup when untracked. */
+	if (task_lookup(core, ev->tgid) || !(old = exec_thread(core, it)))
 		return;
 	/* Like a fork from the old id, so that subscribers' data follows. */
-	if (task_get(core, ev->tgid, &t, &created) == 0) {
+	if (it->opened) {
+		t = task_new(core, ev->tgid, &it->ident, it->proc_ns, &it->now);
+		it->opened = false;	/* the task's now */
 		t->dying = old->dying;
 		task_set_css_set(core, t, old->cset);
 		t->joined_ns = old->joined_ns;

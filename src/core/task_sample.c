@@ -76,6 +76,7 @@ void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t
 	for (guint i = 0; i < samples->len; i++)
 		read_sample(kf, &g_array_index(samples, struct sample, i));
 
+	task_pull_if_pending(core);
 	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	for (guint i = 0; i < samples->len; i++) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/task.h"
+#include "core/task_queue.h"
 
 struct task_watch {
 	struct cg_core *core;
@@ -16,8 +17,20 @@ struct task_watch {
 	GThread *thread;
 };
 
-/* Reports taken in per hold of the lock: the kills wait for the unlock. */
+/* Reports applied per hold of the lock: the kills wait for the unlock. */
 #define WATCH_BATCH 16
+
+/* Applies what was queued, WATCH_BATCH items per hold of the lock. */
+static void apply_queued(struct cg_core *core)
+{
+	bool more = task_queue_pending(core);
+
+	while (more) {
+		cg_write_lock(&core->lock);
+		more = task_catch_up_batch(core, WATCH_BATCH);
+		cg_write_unlock(&core->lock);
+	}
+}
 
 static gpointer watch_loop(gpointer data)
 {
@@ -34,10 +47,10 @@ static gpointer watch_loop(gpointer data)
 		if (pfd[0].revents) {
 			bool more;
 
+			/* Read with the lock let go, applied under it. */
 			do {
-				cg_write_lock(&w->core->lock);
-				more = task_catch_up_batch(w->core, WATCH_BATCH);
-				cg_write_unlock(&w->core->lock);
+				more = task_pull_batch(w->core);
+				apply_queued(w->core);
 			} while (more);
 		}
 	}
@@ -61,17 +74,21 @@ struct task_watch *task_watch_start(struct cg_core *core)
 	return w;
 }
 
-void cg_catch_up_if_pending(struct cg_core *core)
+void task_pull_if_pending(struct cg_core *core)
 {
 	struct kfacade *kf = core->kf;
 	struct pollfd pfd = { .fd = kf->ops->event_fd(kf), .events = POLLIN };
 
-	/* POLLERR too: reports were lost, which task_catch_up() resyncs. */
+	/* POLLERR too: reports were lost, which the pull resyncs. */
 	if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 0)
 		return;
-	cg_write_lock(&core->lock);
-	task_catch_up(core);
-	cg_write_unlock(&core->lock);
+	task_pull(core);
+}
+
+void cg_catch_up_if_pending(struct cg_core *core)
+{
+	task_pull_if_pending(core);
+	apply_queued(core);
 }
 
 void task_watch_stop(struct task_watch *w)

@@ -16,6 +16,7 @@
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
+#include "core/task_watch.h"
 #include "lib/failcount.h"
 #include "state/state_file.h"
 #include "state/state_log.h"
@@ -828,6 +829,7 @@ int state_snapshot(struct cg_state *st)
 		ret = finish_compaction(st, false);
 		if (ret)
 			break;
+		task_pull_if_pending(st->core);
 		cg_write_lock(&st->core->lock);
 		task_catch_up(st->core);	/* exited members are not saved */
 		started = start_compaction(st);

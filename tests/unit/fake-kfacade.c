@@ -45,6 +45,7 @@ struct fake_kf {
 	bool lost;		/* exit reports were dropped: say so once */
 	guint64 next_ino;
 	unsigned bad_closes;
+	unsigned sys_calls;	/* calls that are system calls on Linux */
 	uint64_t clock_ns;	/* the boot-time clock: +1 ms per new thread,
 				 * +50 ms per look at it unless held */
 	bool clock_held;
@@ -62,6 +63,13 @@ static struct fake_kf *to_fake(struct kfacade *kf)
 	return (struct fake_kf *)kf;
 }
 
+static void count_sys_call(struct fake_kf *fk)
+{
+	g_mutex_lock(&fk->lock);
+	fk->sys_calls++;
+	g_mutex_unlock(&fk->lock);
+}
+
 static int cmp_pid(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
@@ -76,6 +84,7 @@ static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 	struct fake_open *o;
 	int ret = 0;
 
+	count_sys_call(to_fake(kf));
 	g_mutex_lock(&fk->lock);
 	t = tid > 0 ? g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid)) : NULL;
 	if (!t) {
@@ -118,6 +127,7 @@ static int fake_task_events(struct kfacade *kf, struct task_event *ev, unsigned 
 	struct fake_kf *fk = to_fake(kf);
 	unsigned n = 0;
 
+	count_sys_call(to_fake(kf));
 	g_mutex_lock(&fk->lock);
 	if (fk->lost) {
 		fk->lost = false;
@@ -140,6 +150,7 @@ static bool fake_task_alive(struct kfacade *kf, pid_t tid, const struct task_ide
 	struct fake_thread *t;
 	bool alive;
 
+	count_sys_call(to_fake(kf));
 	g_mutex_lock(&fk->lock);
 	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
 	alive = t && t->ino == id->ino;
@@ -156,6 +167,7 @@ static int fake_task_kill(struct kfacade *kf, pid_t tid, const struct task_ident
 	struct fake_thread *t;
 	int ret = -ESRCH;
 
+	count_sys_call(to_fake(kf));
 	g_mutex_lock(&fk->lock);
 	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
 	if (t && t->ino == id->ino) {
@@ -187,6 +199,7 @@ static int fake_thread_ids(struct kfacade *kf, pid_t tid, GArray *tids)
 	struct fake_thread *t;
 	int ret = 0;
 
+	count_sys_call(to_fake(kf));
 	g_mutex_lock(&fk->lock);
 	t = tid > 0 ? g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid)) : NULL;
 	if (t)
@@ -205,6 +218,7 @@ static int fake_all_tasks(struct kfacade *kf, GArray *ids, bool procs)
 	struct fake_thread *t;
 	guint start = ids->len;
 
+	count_sys_call(to_fake(kf));
 	g_mutex_lock(&fk->lock);
 	g_hash_table_iter_init(&iter, fk->threads);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
@@ -273,6 +287,7 @@ static int fake_task_cputime(struct kfacade *kf, pid_t tgid, pid_t tid,
 {
 	struct fake_thread t;
 
+	count_sys_call(to_fake(kf));
 	if (!thread_copy(to_fake(kf), tid, &t) || t.tgid != tgid)
 		return -ESRCH;
 	*out = t.cputime;
@@ -286,6 +301,7 @@ static int fake_process_cputime(struct kfacade *kf, pid_t tgid, uint64_t *ns)
 	struct fake_thread *t;
 	bool found = false;
 
+	count_sys_call(to_fake(kf));
 	*ns = 0;
 	g_mutex_lock(&fk->lock);
 	g_hash_table_iter_init(&iter, fk->threads);
@@ -303,6 +319,7 @@ static int fake_task_origin(struct kfacade *kf, pid_t tid, struct task_origin *o
 {
 	struct fake_thread t;
 
+	count_sys_call(to_fake(kf));
 	if (!thread_copy(to_fake(kf), tid, &t))
 		return -ESRCH;
 	*out = (struct task_origin){ t.tgid, t.ppid, t.start_ns };
@@ -794,6 +811,16 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid)
 	exit_locked(fk, tid);
 	add_locked(fk, tid, tgid, false);
 	g_mutex_unlock(&fk->lock);
+}
+
+unsigned fake_kf_sys_calls(struct fake_kf *fk)
+{
+	unsigned n;
+
+	g_mutex_lock(&fk->lock);
+	n = fk->sys_calls;
+	g_mutex_unlock(&fk->lock);
+	return n;
 }
 
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid)
