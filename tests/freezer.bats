@@ -197,7 +197,10 @@ stat_line() {
 	local a i n
 	cg_busy a
 	echo "$a" >"$MNT/g/cgroup.procs"
-	echo 1000 >"$MNT/g/cpu.cfs_quota_us"	# 1% of a CPU: stopped nearly always
+	# 1 ms a second: throttled even on a loaded machine, then stopped
+	# for the rest of the second.
+	echo 1000000 >"$MNT/g/cpu.cfs_period_us"
+	echo 1000 >"$MNT/g/cpu.cfs_quota_us"
 	for ((i = 0; i < 400; i++)); do
 		[[ $(state "$a") == t ]] && break
 		sleep 0.05
@@ -209,6 +212,7 @@ stat_line() {
 	# ends do not let it run.
 	assert_equal "$(stat_line freezer_refused_threads)" "freezer_refused_threads 0"
 	assert_equal "$(stat_line quota_refused_threads)" "quota_refused_threads 0"
+	assert_frozen "$a"	# 3 x 0.4 s: past a period's end
 	assert_frozen "$a"
 	assert_frozen "$a"
 	echo THAWED >"$MNT/g/freezer.state"
@@ -218,7 +222,7 @@ stat_line() {
 		[[ $n -gt 0 ]] && break
 	done
 	[[ $n -gt 0 ]] || { echo "thawed, capped $a never ran" >&2; return 1; }
-	[[ $n -lt 100000000 ]] || { echo "capped at 1%, ran $n ns in 0.4 s" >&2; return 1; }
+	[[ $n -lt 100000000 ]] || { echo "capped at 0.1%, ran $n ns in 0.4 s" >&2; return 1; }
 	echo -1 >"$MNT/g/cpu.cfs_quota_us"
 	assert_runs "$a"
 }
