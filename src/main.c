@@ -29,9 +29,7 @@
 #include "config/conf.h"
 #include "alloc/alloc.h"
 #include "alloc/alloc_thread.h"
-#include "enforce/freezer.h"
-#include "enforce/idle.h"
-#include "enforce/quota.h"
+#include "enforce/enforce_thread.h"
 #include "core/task_watch.h"
 #include "v1/face.h"
 #include "v1/release_agent.h"
@@ -375,11 +373,11 @@ int main(int argc, char *argv[])
 	struct cg_core *core = NULL;
 	struct task_watch *watch;
 	struct alloc_thread *alloc_thread;
+	struct tracees *tracees = NULL;
 	struct freezer_enforcer *freezer = NULL;
-	struct freezer_thread *freezer_thread;
 	struct quota_enforcer *quota = NULL;
 	struct idle_enforcer *idle = NULL;
-	struct quota_thread *quota_thread;
+	struct enforce_thread *enforce_thread;
 	struct allocator *alloc = NULL;
 	struct release_agent *agent = NULL;
 	struct fs_poll *poll = NULL;
@@ -451,8 +449,9 @@ int main(int argc, char *argv[])
 	 * what it holds (state_open); the agent hears of changes from now on,
 	 * but runs none while a state is replayed. */
 	alloc = alloc_new(core);
-	freezer = freezer_enforcer_new(core);
-	quota = quota_enforcer_new(core);
+	tracees = tracees_new(kf);	/* the freezer's and the quota's */
+	freezer = freezer_enforcer_new(core, tracees);
+	quota = quota_enforcer_new(core, tracees);
 	idle = idle_enforcer_new(core);
 	agent = release_agent_new(core);
 
@@ -490,15 +489,15 @@ int main(int argc, char *argv[])
 	release_agent_start(agent);
 	poll = fs_poll_start(core);
 	alloc_thread = alloc_thread_start(alloc);
-	freezer_thread = freezer_thread_start(freezer);
-	quota_thread = quota_thread_start(quota, idle);
+	enforce_thread = enforce_thread_start(tracees, freezer, quota, idle);
 	if (state)
 		state_sync_start(state);
 	loop = run_session(se, &opts);
 	conf_daemon_stop(config);	/* no reload, no rule moves a process */
 	alloc_thread_stop(alloc_thread);
-	freezer_thread_stop(freezer_thread);	/* every frozen thread runs again */
-	quota_thread_stop(quota_thread);	/* every throttled thread too, and idle */
+	/* Every frozen or throttled thread runs again, idle ones get their
+	 * policy back. */
+	enforce_thread_stop(enforce_thread);
 	task_watch_stop(watch);
 	/* libfuse returns the signal that ended the loop: a requested stop. */
 	ret = (loop == 0 || loop == SIGTERM || loop == SIGINT || loop == SIGHUP) ? 0 : 1;
@@ -522,6 +521,7 @@ out:
 		freezer_enforcer_free(freezer);
 		quota_enforcer_free(quota);
 		idle_enforcer_free(idle);
+		tracees_free(tracees);
 		release_agent_free(agent);	/* after running what was due */
 		cg_core_free(core);
 	}

@@ -8,6 +8,7 @@
 # freezes the group again.
 
 load helpers
+load freezer-helpers
 
 setup() {
 	cg_setup
@@ -18,37 +19,6 @@ setup() {
 
 teardown() {
 	cg_teardown
-}
-
-# ran PID: how long the thread ran in the next 0.4 s (ns).
-ran() {
-	local a b
-	a=$(cg_cpu_ns "$1")
-	sleep 0.4
-	b=$(cg_cpu_ns "$1")
-	echo $((b - a))
-}
-
-# state PID: its state letter in /proc/PID/stat.
-state() {
-	local s
-	s=$(<"/proc/$1/stat")
-	s=${s##*) }
-	echo "${s%% *}"
-}
-
-# assert_frozen PID / assert_runs PID: it does not run (in a ptrace-stop,
-# 't'), or it runs (more than 20 ms of the 0.4 s: the machine is shared).
-assert_frozen() {
-	[[ $(state "$1") == t ]] || { echo "$1 is in state $(state "$1"), not t" >&2; return 1; }
-	local n
-	n=$(ran "$1")
-	[[ $n -eq 0 ]] || { echo "frozen $1 ran $n ns" >&2; return 1; }
-}
-assert_runs() {
-	local n
-	n=$(ran "$1")
-	[[ $n -gt 20000000 ]] || { echo "$1 ran only $n ns in 0.4 s (state $(state "$1"))" >&2; return 1; }
 }
 
 # wait_state GROUP STATE: freezer.state reads STATE within 20 s.
@@ -162,35 +132,12 @@ frozen_busy() {
 	done
 }
 
-# job_shell STOP: a shell with job control (on a terminal, script(1))
-# runs a busy job in the background; STOP freezes or stops it, then the
-# shell's `jobs -l` is printed.
-job_shell() {
-	local p i
-	rm -f "$CG_TMP/pid" "$CG_TMP/go"
-	script -qec "bash --norc -mc '\"\$0\" -c \"while True: pass\" & echo \$! >$CG_TMP/pid
-		while [[ ! -e $CG_TMP/go ]]; do sleep 0.05; done; sleep 0.3; jobs -l
-		kill -KILL %1' $CG_PYTHON" /dev/null >"$CG_TMP/jobs" 2>&1 </dev/null 3>&- &
-	CG_HELPERS+=("$!")
-	for ((i = 0; i < 400; i++)); do [[ -s $CG_TMP/pid ]] && break; sleep 0.05; done
-	p=$(<"$CG_TMP/pid")
-	CG_HELPERS+=("$p")
-	"$1" "$p"
-	touch "$CG_TMP/go"
-	cg_wait_gone "$p"
-	JOB=$p
-}
-
 freeze_job() {
 	echo "$1" >"$MNT/g/cgroup.procs"
 	echo FROZEN >"$MNT/g/freezer.state"
 	wait_state "$MNT/g" FROZEN
 	kill -CONT "$1"
 	assert_frozen "$1"
-}
-
-stop_job() {
-	kill -STOP "$1"
 }
 
 @test "a SIGCONT does not thaw, and a frozen shell job is not Stopped (as SIGSTOP's is)" {
@@ -239,6 +186,45 @@ stop_job() {
 	wait_state "$MNT/g" FROZEN
 	run cat "$MNT/g/tasks"
 	assert_output ''
+}
+
+# stat_line NAME: NAME's line of cgfused.stat.
+stat_line() {
+	grep "^$1 " "$MNT/cgfused.stat"
+}
+
+@test "a throttled group freezes, stays frozen past its periods, and its quota holds after the thaw" {
+	local a i n
+	cg_busy a
+	echo "$a" >"$MNT/g/cgroup.procs"
+	# 1 ms a second: throttled even on a loaded machine, then stopped
+	# for the rest of the second.
+	echo 1000000 >"$MNT/g/cpu.cfs_period_us"
+	echo 1000 >"$MNT/g/cpu.cfs_quota_us"
+	for ((i = 0; i < 400; i++)); do
+		[[ $(state "$a") == t ]] && break
+		sleep 0.05
+	done
+	[[ $(state "$a") == t ]] || { echo "$a was never throttled" >&2; return 1; }
+	echo FROZEN >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" FROZEN
+	# Held by both, seized once: neither is refused, and the periods'
+	# ends do not let it run.
+	assert_equal "$(stat_line freezer_refused_threads)" "freezer_refused_threads 0"
+	assert_equal "$(stat_line quota_refused_threads)" "quota_refused_threads 0"
+	assert_frozen "$a"	# 3 x 0.4 s: past a period's end
+	assert_frozen "$a"
+	assert_frozen "$a"
+	echo THAWED >"$MNT/g/freezer.state"
+	# Capped still: it runs a little, period by period.
+	for ((i = 0; i < 50; i++)); do	# 20 s
+		n=$(ran "$a")
+		[[ $n -gt 0 ]] && break
+	done
+	[[ $n -gt 0 ]] || { echo "thawed, capped $a never ran" >&2; return 1; }
+	[[ $n -lt 100000000 ]] || { echo "capped at 0.1%, ran $n ns in 0.4 s" >&2; return 1; }
+	echo -1 >"$MNT/g/cpu.cfs_quota_us"
+	assert_runs "$a"
 }
 
 @test "the daemon's stop thaws every thread" {

@@ -180,6 +180,11 @@ struct cgroup {
 	/* cgroup.events changed (populated, frozen) this many times: poll()
 	 * reports a change against what an open file last read. */
 	_Atomic unsigned events_seq;
+	/* v2's freezer: cgroup.freeze as written (the core lock's), and
+	 * whether every thread of the subtree is stopped for it, as the
+	 * freezer's enforcer found (cgroup.events' frozen). */
+	bool freeze;
+	_Atomic bool frozen;
 	/* CPU time of its threads and its descendants' (v2's cpu.stat), in
 	 * ns: run time, user and system time as /proc counts them (ticks),
 	 * and cputime_adjust()'s split of the run time, which cpu.stat shows. */

@@ -95,6 +95,9 @@ struct cg_subscriber {
 	 * each ancestor whose state changed too, lowest first (the kernel's
 	 * cgroup_update_populated). */
 	void (*populated)(void *data, struct cgroup *cgrp, bool populated);
+	/* cgrp's cgroup.events' frozen changed (v2; the freezer's enforcer
+	 * calls it under the read side). */
+	void (*frozen)(void *data, struct cgroup *cgrp, bool frozen);
 	/* Appends the subscriber's lines to cgfused.stat: called under the
 	 * core lock's read side, concurrently with other readers; it must
 	 * change nothing (figures it reads may be a pass old). */

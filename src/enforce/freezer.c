@@ -5,13 +5,14 @@
 #include <errno.h>
 #include <string.h>
 #include <stdatomic.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
+#include "core/css_set.h"
 #include "core/notify.h"
+#include "core/task.h"
 #include "core/task_watch.h"
 #include "ctl/ctl.h"
 #include "ctl/freezer.h"
+#include "lib/kick.h"
 
 /* A thread to freeze, as copied under the lock. */
 struct frozen_want {
@@ -19,31 +20,24 @@ struct frozen_want {
 	struct task_ident ident;
 };
 
-/* A thread this enforcer traces. */
-struct tracee {
-	pid_t tid;
-	uint64_t ino;
-	bool stopped;			/* its stop was reported */
-	bool confirmed;			/* told to the controller */
-	bool wanted;			/* this pass: still to be frozen */
-	int sig;			/* to give back when resumed */
-};
-
 struct freezer_enforcer {
 	struct cg_core *core;
+	struct tracees *tr;
 	struct cg_subscriber sub;
-	const struct cg_file *state_file;	/* freezer.state, to tell its writes */
-	struct freezer_confirm *fc;
+	/* freezer.state (v1) or cgroup.freeze (v2), to tell its writes */
+	const struct cg_file *state_file;
+	struct freezer_confirm *fc;	/* v1: the controller's */
+	struct cgroup *v2_top;		/* v2: the hierarchy's root */
+	atomic_bool v2_freezing;	/* v2: a group has cgroup.freeze 1 */
+	bool v2_shown;			/* v2: a group's events show frozen 1 */
 	/* Set under the core lock by the subscriber. */
 	atomic_bool stale;		/* what is to be frozen may have changed */
-	atomic_uint nr_traced;		/* the thread's count, for the subscriber */
 	atomic_bool exited;		/* a tracked thread exited: maybe a tracee */
-	int kick_fd;
-	atomic_bool kicked;
+	struct kick kick;
 	/* The thread's own. */
 	GArray *want;			/* struct frozen_want */
-	GHashTable *tracees;		/* tid -> struct tracee * */
-	GHashTable *refused;		/* tid -> ino: not traceable when tried */
+	GHashTable *confirmed;		/* tid -> ino: told to the controller */
+	GHashTable *stopped;		/* this pass: tid -> ino, stopped for us */
 	struct freezer_stats st;
 	/* What cgfused.stat shows. */
 	GMutex shown_lock;		/* after the core lock */
@@ -52,27 +46,18 @@ struct freezer_enforcer {
 
 int freezer_kick_fd(struct freezer_enforcer *fe)
 {
-	return fe->kick_fd;
-}
-
-static void kick(struct freezer_enforcer *fe)
-{
-	uint64_t one = 1;
-
-	atomic_store(&fe->stale, true);
-	if (atomic_exchange(&fe->kicked, true))
-		return;
-	if (write(fe->kick_fd, &one, sizeof(one)) < 0)
-		g_warning("freezer: cannot wake: %s", g_strerror(errno));
+	return kick_fd(&fe->kick);
 }
 
 void freezer_kick_clear(struct freezer_enforcer *fe)
 {
-	uint64_t n;
+	kick_clear(&fe->kick);
+}
 
-	atomic_store(&fe->kicked, false);
-	if (read(fe->kick_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		g_warning("freezer: %s", g_strerror(errno));
+static void kick(struct freezer_enforcer *fe)
+{
+	atomic_store(&fe->stale, true);
+	kick_wake(&fe->kick);
 }
 
 /* ---- the core's events, under its lock: record and kick --------------- */
@@ -81,7 +66,8 @@ void freezer_kick_clear(struct freezer_enforcer *fe)
  * thread is traced (it may have moved out). */
 static bool relevant(struct freezer_enforcer *fe)
 {
-	return freezer_any_freezing(fe->fc) || atomic_load(&fe->nr_traced) > 0;
+	return (fe->fc ? freezer_any_freezing(fe->fc) : atomic_load(&fe->v2_freezing)) ||
+	       tracees_nr_held(fe->tr, TRACEE_FROZEN);
 }
 
 static void on_attach(void *data, struct task *const *tasks, unsigned n,
@@ -103,12 +89,20 @@ static void on_fork(void *data, struct task *parent, struct task *child)
 		kick(data);
 }
 
+/* v2: a new group of a frozen one shows frozen at once. */
+static void on_mkdir(void *data, struct cgroup *cgrp)
+{
+	(void)cgrp;
+	if (relevant(data))
+		kick(data);
+}
+
 static void on_task_exit(void *data, struct task *t)
 {
 	struct freezer_enforcer *fe = data;
 
 	(void)t;
-	if (atomic_load(&fe->nr_traced) > 0) {
+	if (tracees_nr_held(fe->tr, TRACEE_FROZEN)) {
 		atomic_store(&fe->exited, true);
 		kick(fe);
 	}
@@ -150,6 +144,26 @@ static void add_want(void *data, pid_t tid, const struct task_ident *id)
 	g_array_append_val((GArray *)data, w);
 }
 
+/* v2: every thread of the subtrees whose group or an ancestor has
+ * cgroup.freeze 1 (read-locked). Returns whether any has. */
+static bool v2_wanted(struct cgroup *cgrp, bool freeze, GArray *want)
+{
+	GHashTableIter iter;
+	struct cgroup *child;
+	bool any = cgrp->freeze;
+
+	freeze |= cgrp->freeze;
+	for (GList *l = freeze ? cgrp->csets.head : NULL; l; l = l->next) {
+		struct task *t;
+
+		css_set_for_each_task(t, (struct css_set *)l->data)
+			add_want(want, t->tid, &t->ident);
+	}
+	cgroup_for_each_child(child, &iter, cgrp)
+		any |= v2_wanted(child, freeze, want);
+	return any;
+}
+
 /* The threads to freeze now, after the kernel's reports are taken in (a
  * child forked in a frozen group is then in it). */
 static void copy_wanted(struct freezer_enforcer *fe)
@@ -161,188 +175,123 @@ static void copy_wanted(struct freezer_enforcer *fe)
 		return;
 	g_array_set_size(fe->want, 0);
 	slot = cg_read_lock(&fe->core->lock);
-	freezer_for_each_frozen_task(fe->fc, add_want, fe->want);
+	if (fe->fc)
+		freezer_for_each_frozen_task(fe->fc, add_want, fe->want);
+	else
+		atomic_store(&fe->v2_freezing, v2_wanted(fe->v2_top, false, fe->want));
 	cg_read_unlock(&fe->core->lock, slot);
 }
 
-static void drop(struct freezer_enforcer *fe, struct tracee *t)
-{
-	if (t->confirmed)
-		freezer_confirm_gone(fe->fc, t->tid);
-	g_hash_table_remove(fe->tracees, GINT_TO_POINTER(t->tid));
-	atomic_store(&fe->nr_traced, g_hash_table_size(fe->tracees));
-}
-
-/* Takes in every stop and exit the kernel reports. */
-static void take_reports(struct freezer_enforcer *fe)
-{
-	struct kfacade *kf = fe->core->kf;
-	struct trace_report r;
-
-	while (kf->ops->trace_report(kf, &r) > 0) {
-		struct tracee *t = g_hash_table_lookup(fe->tracees, GINT_TO_POINTER(r.tid));
-
-		if (!t)
-			continue;
-		if (r.what == TRACE_GONE) {
-			drop(fe, t);
-			continue;
-		}
-		t->stopped = true;
-		t->sig = r.sig;
-	}
-}
-
-static void thaw(struct freezer_enforcer *fe, struct tracee *t)
-{
-	struct kfacade *kf = fe->core->kf;
-
-	kf->ops->trace_thaw(kf, t->tid, t->sig);
-	fe->st.thaws++;
-	drop(fe, t);
-}
-
-static void freeze(struct freezer_enforcer *fe, const struct frozen_want *w, bool recheck)
-{
-	struct kfacade *kf = fe->core->kf;
-	gpointer refused_ino;
-	struct tracee *t;
-	int ret;
-
-	if (g_hash_table_lookup_extended(fe->refused, GINT_TO_POINTER(w->tid), NULL,
-					 &refused_ino) &&
-	    GPOINTER_TO_SIZE(refused_ino) == w->ident.ino && !recheck)
-		return;
-	/* The id may be another thread's by now: the facade's identity. */
-	if (!kf->ops->task_alive(kf, w->tid, &w->ident))
-		return;
-	ret = kf->ops->trace_freeze(kf, w->tid);
-	if (ret == -EPERM) {
-		g_hash_table_insert(fe->refused, GINT_TO_POINTER(w->tid),
-				    GSIZE_TO_POINTER(w->ident.ino));
-		return;
-	}
-	g_hash_table_remove(fe->refused, GINT_TO_POINTER(w->tid));
-	if (ret < 0)
-		return;
-	t = g_new0(struct tracee, 1);
-	t->tid = w->tid;
-	t->ino = w->ident.ino;
-	t->wanted = true;
-	g_hash_table_insert(fe->tracees, GINT_TO_POINTER(t->tid), t);
-	atomic_store(&fe->nr_traced, g_hash_table_size(fe->tracees));
-	fe->st.freezes++;
-}
-
-static void publish(struct freezer_enforcer *fe)
+/* v2: cgroup.events' frozen of cgrp and below, as the kernel's
+ * cgroup_update_frozen() has it: the group freezes (it or an ancestor has
+ * cgroup.freeze 1) and every thread of its subtree is stopped for it. A
+ * change wakes poll() (read-locked: the flag and the count are atomic).
+ * Returns cgrp's. */
+static bool v2_update_frozen(struct freezer_enforcer *fe, struct cgroup *cgrp, bool freeze)
 {
 	GHashTableIter iter;
-	struct tracee *t;
+	struct cgroup *child;
+	bool frozen;
 
-	fe->st.frozen = fe->st.freezing = 0;
-	g_hash_table_iter_init(&iter, fe->tracees);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
-		if (t->stopped && !t->confirmed) {
-			freezer_confirm_stopped(fe->fc, t->tid, t->ino);
-			t->confirmed = true;
-		}
-		if (t->stopped)
-			fe->st.frozen++;
-		else
-			fe->st.freezing++;
+	freeze |= cgrp->freeze;
+	frozen = freeze;
+	for (GList *l = freeze ? cgrp->csets.head : NULL; l; l = l->next) {
+		struct task *t;
+
+		css_set_for_each_task(t, (struct css_set *)l->data)
+			if (g_hash_table_lookup(fe->confirmed, GINT_TO_POINTER(t->tid)) !=
+			    GSIZE_TO_POINTER(t->ident.ino))
+				frozen = false;
 	}
-	fe->st.refused = g_hash_table_size(fe->refused);
+	cgroup_for_each_child(child, &iter, cgrp)
+		frozen &= v2_update_frozen(fe, child, freeze);
+	if (cgrp->parent && atomic_exchange(&cgrp->frozen, frozen) != frozen) {
+		atomic_fetch_add(&cgrp->events_seq, 1);
+		cg_notify(fe->core, frozen, cgrp, frozen);
+	}
+	fe->v2_shown |= frozen;
+	return frozen;
+}
+
+static void v2_publish(struct freezer_enforcer *fe)
+{
+	unsigned slot;
+
+	if (!atomic_load(&fe->v2_freezing) && !fe->v2_shown)
+		return;
+	fe->v2_shown = false;
+	slot = cg_read_lock(&fe->core->lock);
+	v2_update_frozen(fe, fe->v2_top, false);
+	cg_read_unlock(&fe->core->lock, slot);
+}
+
+static void note_stopped(void *data, pid_t tid, uint64_t ino)
+{
+	g_hash_table_insert(data, GINT_TO_POINTER(tid), GSIZE_TO_POINTER(ino));
+}
+
+/* Tells the controller which threads stopped for it, and which no more
+ * are (thawed, moved out, gone). */
+static void publish(struct freezer_enforcer *fe)
+{
+	struct tracees_count c;
+	GHashTableIter iter;
+	gpointer tid, ino;
+
+	g_hash_table_remove_all(fe->stopped);
+	tracees_for_each_stopped(fe->tr, TRACEE_FROZEN, note_stopped, fe->stopped);
+	g_hash_table_iter_init(&iter, fe->confirmed);
+	while (g_hash_table_iter_next(&iter, &tid, &ino))
+		if (g_hash_table_lookup(fe->stopped, tid) != ino) {
+			if (fe->fc)
+				freezer_confirm_gone(fe->fc, GPOINTER_TO_INT(tid));
+			g_hash_table_iter_remove(&iter);
+			fe->st.thaws++;
+		}
+	g_hash_table_iter_init(&iter, fe->stopped);
+	while (g_hash_table_iter_next(&iter, &tid, &ino))
+		if (!g_hash_table_contains(fe->confirmed, tid)) {
+			if (fe->fc)
+				freezer_confirm_stopped(fe->fc, GPOINTER_TO_INT(tid),
+							GPOINTER_TO_SIZE(ino));
+			g_hash_table_insert(fe->confirmed, tid, ino);
+			fe->st.freezes++;
+		}
+	tracees_count(fe->tr, TRACEE_FROZEN, &c);
+	fe->st.frozen = c.stopped;
+	fe->st.freezing = c.stopping;
+	fe->st.refused = c.refused;
+	if (!fe->fc)
+		v2_publish(fe);
 	g_mutex_lock(&fe->shown_lock);
 	fe->shown = fe->st;
 	g_mutex_unlock(&fe->shown_lock);
 }
 
-/* Forgets refusals of threads no more to be frozen. */
-static void prune_refused(struct freezer_enforcer *fe)
-{
-	GHashTable *wanted;
-	GHashTableIter iter;
-	gpointer tid;
-
-	if (!g_hash_table_size(fe->refused))
-		return;
-	wanted = g_hash_table_new(NULL, NULL);
-	for (guint i = 0; i < fe->want->len; i++)
-		g_hash_table_add(wanted, GINT_TO_POINTER(
-			g_array_index(fe->want, struct frozen_want, i).tid));
-	g_hash_table_iter_init(&iter, fe->refused);
-	while (g_hash_table_iter_next(&iter, &tid, NULL))
-		if (!g_hash_table_contains(wanted, tid))
-			g_hash_table_iter_remove(&iter);
-	g_hash_table_unref(wanted);
-}
-
 bool freezer_pass(struct freezer_enforcer *fe, bool recheck)
 {
-	GPtrArray *leaving = g_ptr_array_new();
-	GHashTableIter iter;
-	struct tracee *t;
-
 	fe->st.passes++;
-	take_reports(fe);
+	tracees_take_reports(fe->tr);
 	copy_wanted(fe);
-	g_hash_table_iter_init(&iter, fe->tracees);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-		t->wanted = false;
+	tracees_begin(fe->tr, TRACEE_FROZEN);
 	for (guint i = 0; i < fe->want->len; i++) {
 		const struct frozen_want *w = &g_array_index(fe->want, struct frozen_want, i);
 
-		t = g_hash_table_lookup(fe->tracees, GINT_TO_POINTER(w->tid));
-		if (t)
-			t->wanted = t->ino == w->ident.ino;
-		else
-			freeze(fe, w, recheck);
+		tracees_hold(fe->tr, w->tid, &w->ident, TRACEE_FROZEN, recheck);
 	}
-	prune_refused(fe);
-	take_reports(fe);	/* the stops that came meanwhile */
 	/* Those that left (a thawed group, a move out) are resumed once
-	 * stopped; one still on its way to a stop, at a later pass. */
-	g_hash_table_iter_init(&iter, fe->tracees);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-		if (!t->wanted && t->stopped)
-			g_ptr_array_add(leaving, t);
-	for (guint i = 0; i < leaving->len; i++)
-		thaw(fe, leaving->pdata[i]);
-	g_ptr_array_unref(leaving);
+	 * stopped, unless throttled; one still on its way to a stop, at a
+	 * later pass. */
+	tracees_end(fe->tr, TRACEE_FROZEN);
 	publish(fe);
 	/* The kernel reports an exit before the thread is a zombie that its
 	 * tracer can reap (and only then is its parent told): look again. */
-	return fe->st.freezing > 0 || atomic_exchange(&fe->exited, false);
+	return tracees_stopping(fe->tr) || atomic_exchange(&fe->exited, false);
 }
 
-bool freezer_tracing(struct freezer_enforcer *fe)
+bool freezer_refusing(struct freezer_enforcer *fe)
 {
-	return g_hash_table_size(fe->tracees) != 0;
-}
-
-void freezer_release_all(struct freezer_enforcer *fe, unsigned timeout_ms)
-{
-	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-
-	g_array_set_size(fe->want, 0);
-	for (;;) {
-		GPtrArray *stopped = g_ptr_array_new();
-		GHashTableIter iter;
-		struct tracee *t;
-
-		take_reports(fe);
-		g_hash_table_iter_init(&iter, fe->tracees);
-		while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-			if (t->stopped)
-				g_ptr_array_add(stopped, t);
-		for (guint i = 0; i < stopped->len; i++)
-			thaw(fe, stopped->pdata[i]);
-		g_ptr_array_unref(stopped);
-		if (!g_hash_table_size(fe->tracees) || g_get_monotonic_time() >= end)
-			break;
-		g_usleep(FREEZER_POLL_MS * 1000);
-	}
-	publish(fe);
+	return fe->st.refused != 0;
 }
 
 const struct freezer_stats *freezer_stats(struct freezer_enforcer *fe)
@@ -350,8 +299,11 @@ const struct freezer_stats *freezer_stats(struct freezer_enforcer *fe)
 	return &fe->st;
 }
 
-/* freezer.state of the hierarchy that has the freezer, or NULL. */
-static const struct cg_file *state_file(struct cg_core *core, struct freezer_confirm **fc)
+/* freezer.state of the hierarchy that has the freezer (its record in
+ * *fc), or the default hierarchy's cgroup.freeze (its root in *v2_top);
+ * NULL when neither is mounted. */
+static const struct cg_file *state_file(struct cg_core *core, struct freezer_confirm **fc,
+					struct cgroup **v2_top)
 {
 	for (guint r = 0; r < core->roots->len; r++) {
 		struct cg_root *root = core->roots->pdata[r];
@@ -363,31 +315,40 @@ static const struct cg_file *state_file(struct cg_core *core, struct freezer_con
 				*fc = freezer_confirm_of(root->top->subsys[f->ssid]);
 				return f;
 			}
+			if (root->dfl && strcmp(f->name, "cgroup.freeze") == 0) {
+				*v2_top = root->top;
+				return f;
+			}
 		}
 	}
 	return NULL;
 }
 
-struct freezer_enforcer *freezer_enforcer_new(struct cg_core *core)
+struct freezer_enforcer *freezer_enforcer_new(struct cg_core *core, struct tracees *tr)
 {
 	struct freezer_confirm *fc = NULL;
-	const struct cg_file *f = state_file(core, &fc);
+	struct cgroup *v2_top = NULL;
+	const struct cg_file *f = state_file(core, &fc, &v2_top);
 	struct freezer_enforcer *fe;
 
 	if (!f)
 		return NULL;
 	fe = g_new0(struct freezer_enforcer, 1);
 	fe->core = core;
+	fe->tr = tr;
 	fe->state_file = f;
 	fe->fc = fc;
-	fe->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	fe->v2_top = v2_top;
+	if (kick_init(&fe->kick, "freezer") < 0)
+		g_warning("freezer: no eventfd: %s", g_strerror(errno));
 	fe->want = g_array_new(FALSE, FALSE, sizeof(struct frozen_want));
-	fe->tracees = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	fe->refused = g_hash_table_new(NULL, NULL);
+	fe->confirmed = g_hash_table_new(NULL, NULL);
+	fe->stopped = g_hash_table_new(NULL, NULL);
 	g_mutex_init(&fe->shown_lock);
 	atomic_store(&fe->stale, true);	/* a restored state may freeze already */
 	fe->sub = (struct cg_subscriber){
 		.data = fe, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
+		.mkdir = on_mkdir,
 		.changed = on_changed, .stat = on_stat,
 	};
 	cg_subscribe(core, &fe->sub);
@@ -399,11 +360,10 @@ void freezer_enforcer_free(struct freezer_enforcer *fe)
 	if (!fe)
 		return;
 	cg_unsubscribe(fe->core, &fe->sub);
-	/* Any left were set free by the kernel when the thread ended. */
-	g_hash_table_unref(fe->tracees);
-	g_hash_table_unref(fe->refused);
+	g_hash_table_unref(fe->confirmed);
+	g_hash_table_unref(fe->stopped);
 	g_array_unref(fe->want);
 	g_mutex_clear(&fe->shown_lock);
-	close(fe->kick_fd);
+	kick_destroy(&fe->kick);
 	g_free(fe);
 }

@@ -12,7 +12,7 @@
  *
  * Under the core lock only a flag and a kick (a subscriber); passes copy
  * the members of idle groups under the read side and make the system calls
- * with no lock, on the cpu enforcer's thread (quota_thread.c). */
+ * with no lock, on the enforcement thread (enforce_thread.c). */
 #ifndef CGFUSED_ENFORCE_IDLE_H
 #define CGFUSED_ENFORCE_IDLE_H
 

@@ -40,23 +40,15 @@ struct member {
 	int capped;
 };
 
-/* A thread this enforcer stopped. */
-struct tracee {
-	pid_t tid;
-	uint64_t ino;
-	bool stopped;			/* its stop was reported */
-	bool wanted;			/* this pass: still to be held */
-	int sig;			/* to give back when resumed */
-};
-
 struct quota_enforcer {
 	struct cg_core *core;
+	struct tracees *tr;
 	struct cg_subscriber sub;
 	int ssid;			/* the cpu controller's */
 	/* Set under the core lock by the subscriber. */
 	atomic_bool config_stale;	/* a cpu file was written, a group removed */
 	atomic_bool members_stale;	/* threads moved, forked or exited */
-	atomic_uint nr_capped, nr_traced;
+	atomic_uint nr_capped;
 	atomic_bool exited;
 	struct kick kick;
 	/* The thread's own. */
@@ -67,8 +59,7 @@ struct quota_enforcer {
 	GArray *usage;			/* uint64_t: each capped group's, last sample */
 	GHashTable *periods;		/* id -> struct quota_period * */
 	GHashTable *marks;		/* held group id -> struct mark * */
-	GHashTable *tracees;		/* tid -> struct tracee * */
-	GHashTable *refused;		/* tid -> ino: not traceable when tried */
+	bool retry;			/* a new throttle: try refused threads again */
 	struct quota_stats st;
 	GMutex shown_lock;		/* after the core lock */
 	struct quota_stats shown;
@@ -93,7 +84,7 @@ static void kick(struct quota_enforcer *qe)
 
 static void members_changed(struct quota_enforcer *qe)
 {
-	if (atomic_load(&qe->nr_capped) || atomic_load(&qe->nr_traced)) {
+	if (atomic_load(&qe->nr_capped) || tracees_nr_held(qe->tr, TRACEE_THROTTLED)) {
 		atomic_store(&qe->members_stale, true);
 		kick(qe);
 	}
@@ -122,7 +113,7 @@ static void on_task_exit(void *data, struct task *t)
 	(void)t;
 	if (atomic_load(&qe->nr_capped))
 		atomic_store(&qe->members_stale, true);
-	if (atomic_load(&qe->nr_traced)) {
+	if (tracees_nr_held(qe->tr, TRACEE_THROTTLED)) {
 		atomic_store(&qe->exited, true);
 		kick(qe);
 	}
@@ -376,110 +367,30 @@ static void publish_figures(struct quota_enforcer *qe, const struct cfs_bandwidt
 
 /* ---- stopping and resuming threads, with no lock ----------------------- */
 
-static void drop(struct quota_enforcer *qe, struct tracee *t)
-{
-	g_hash_table_remove(qe->tracees, GINT_TO_POINTER(t->tid));
-	atomic_store(&qe->nr_traced, g_hash_table_size(qe->tracees));
-}
-
-static void take_reports(struct quota_enforcer *qe)
-{
-	struct kfacade *kf = qe->core->kf;
-	struct trace_report r;
-
-	while (kf->ops->trace_report(kf, &r) > 0) {
-		struct tracee *t = g_hash_table_lookup(qe->tracees, GINT_TO_POINTER(r.tid));
-
-		if (!t)
-			continue;
-		if (r.what == TRACE_GONE) {
-			drop(qe, t);
-			continue;
-		}
-		t->stopped = true;
-		t->sig = r.sig;
-	}
-}
-
-static void resume(struct quota_enforcer *qe, struct tracee *t)
-{
-	struct kfacade *kf = qe->core->kf;
-
-	kf->ops->trace_thaw(kf, t->tid, t->sig);
-	drop(qe, t);
-}
-
-static void stop(struct quota_enforcer *qe, const struct member *m)
-{
-	struct kfacade *kf = qe->core->kf;
-	gpointer refused_ino;
-	struct tracee *t;
-	int ret;
-
-	if (g_hash_table_lookup_extended(qe->refused, GINT_TO_POINTER(m->tid), NULL,
-					 &refused_ino) &&
-	    GPOINTER_TO_SIZE(refused_ino) == m->ident.ino)
-		return;
-	if (!kf->ops->task_alive(kf, m->tid, &m->ident))
-		return;
-	ret = kf->ops->trace_freeze(kf, m->tid);
-	if (ret == -EPERM)	/* the freezer or a debugger has it */
-		g_hash_table_insert(qe->refused, GINT_TO_POINTER(m->tid),
-				    GSIZE_TO_POINTER(m->ident.ino));
-	if (ret < 0)
-		return;
-	t = g_new0(struct tracee, 1);
-	t->tid = m->tid;
-	t->ino = m->ident.ino;
-	t->wanted = true;
-	g_hash_table_insert(qe->tracees, GINT_TO_POINTER(t->tid), t);
-	atomic_store(&qe->nr_traced, g_hash_table_size(qe->tracees));
-}
-
-/* Stops the members of held groups, resumes the others once stopped.
- * Returns whether some are still on their way to a stop. */
+/* Holds the members of held groups, lets the others go (once stopped,
+ * and unless frozen). Returns whether some are on their way to a stop. */
 static bool apply(struct quota_enforcer *qe)
 {
-	GPtrArray *leaving = g_ptr_array_new();
-	GHashTableIter iter;
-	struct tracee *t;
-	bool waiting = false;
+	struct tracees_count c;
 
-	g_hash_table_iter_init(&iter, qe->tracees);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-		t->wanted = false;
+	tracees_begin(qe->tr, TRACEE_THROTTLED);
 	for (guint i = 0; i < qe->members->len; i++) {
 		const struct member *m = &g_array_index(qe->members, struct member, i);
 
-		if (!g_array_index(qe->capped, struct capped, m->capped).hold)
-			continue;
-		t = g_hash_table_lookup(qe->tracees, GINT_TO_POINTER(m->tid));
-		if (t)
-			t->wanted = t->ino == m->ident.ino;
-		else
-			stop(qe, m);
+		if (g_array_index(qe->capped, struct capped, m->capped).hold)
+			tracees_hold(qe->tr, m->tid, &m->ident, TRACEE_THROTTLED, qe->retry);
 	}
-	take_reports(qe);
-	qe->st.stopped = 0;
-	g_hash_table_iter_init(&iter, qe->tracees);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
-		if (!t->wanted && t->stopped)
-			g_ptr_array_add(leaving, t);
-		else if (t->stopped)
-			qe->st.stopped++;
-		else
-			waiting = true;
-	}
-	for (guint i = 0; i < leaving->len; i++)
-		resume(qe, leaving->pdata[i]);
-	g_ptr_array_unref(leaving);
-	return waiting;
+	qe->retry = false;
+	tracees_end(qe->tr, TRACEE_THROTTLED);
+	tracees_count(qe->tr, TRACEE_THROTTLED, &c);
+	qe->st.stopped = c.stopped;
+	qe->st.refused = c.refused;
+	return tracees_stopping(qe->tr);
 }
 
 static void publish(struct quota_enforcer *qe)
 {
 	qe->st.capped = qe->capped->len;
-	qe->st.refused = g_hash_table_size(qe->refused);
 	g_mutex_lock(&qe->shown_lock);
 	qe->shown = qe->st;
 	g_mutex_unlock(&qe->shown_lock);
@@ -510,9 +421,8 @@ static uint64_t update_periods(struct quota_enforcer *qe, uint64_t now, const ui
 			  (c->parent >= 0 && g_array_index(qe->capped, struct capped, c->parent).hold);
 		newly_held |= p->throttled && !was;
 	}
-	/* A thread refused (frozen, debugged) is tried again at a new throttle. */
-	if (newly_held)
-		g_hash_table_remove_all(qe->refused);
+	/* A thread refused (debugged) is tried again at a new throttle. */
+	qe->retry |= newly_held;
 	return next;
 }
 
@@ -551,7 +461,7 @@ uint64_t quota_pass(struct quota_enforcer *qe, uint64_t now)
 	GHashTable *local = g_hash_table_new(g_int64_hash, g_int64_equal);
 
 	qe->st.passes++;
-	take_reports(qe);
+	tracees_take_reports(qe->tr);
 	release_ended(qe, now);
 	copy_capped(qe);
 	g_array_set_size(qe->usage, qe->capped->len);
@@ -570,20 +480,6 @@ uint64_t quota_pass(struct quota_enforcer *qe, uint64_t now)
 	return next;
 }
 
-void quota_release_all(struct quota_enforcer *qe, unsigned timeout_ms)
-{
-	gint64 end = g_get_monotonic_time() + (gint64)timeout_ms * 1000;
-
-	g_array_set_size(qe->members, 0);
-	for (;;) {
-		apply(qe);	/* nothing is wanted: resumes the stopped */
-		if (!g_hash_table_size(qe->tracees) || g_get_monotonic_time() >= end)
-			break;
-		g_usleep(1000);
-	}
-	publish(qe);
-}
-
 const struct quota_stats *quota_stats(struct quota_enforcer *qe)
 {
 	return &qe->st;
@@ -598,7 +494,7 @@ static bool bound(struct cg_core *core, int ssid)
 	return false;
 }
 
-struct quota_enforcer *quota_enforcer_new(struct cg_core *core)
+struct quota_enforcer *quota_enforcer_new(struct cg_core *core, struct tracees *tr)
 {
 	struct quota_enforcer *qe;
 	int ssid = -1;
@@ -610,6 +506,7 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core)
 		return NULL;
 	qe = g_new0(struct quota_enforcer, 1);
 	qe->core = core;
+	qe->tr = tr;
 	qe->ssid = ssid;
 	if (kick_init(&qe->kick, "quota") < 0)
 		g_warning("quota: no eventfd: %s", g_strerror(errno));
@@ -619,8 +516,6 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core)
 	qe->usage = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	qe->periods = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	qe->marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
-	qe->tracees = g_hash_table_new_full(NULL, NULL, NULL, g_free);
-	qe->refused = g_hash_table_new(NULL, NULL);
 	g_mutex_init(&qe->shown_lock);
 	qe->sub = (struct cg_subscriber){
 		.data = qe, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
@@ -635,8 +530,6 @@ void quota_enforcer_free(struct quota_enforcer *qe)
 	if (!qe)
 		return;
 	cg_unsubscribe(qe->core, &qe->sub);
-	g_hash_table_unref(qe->tracees);
-	g_hash_table_unref(qe->refused);
 	g_hash_table_unref(qe->periods);
 	g_hash_table_unref(qe->marks);
 	g_array_unref(qe->capped);

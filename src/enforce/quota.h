@@ -7,8 +7,9 @@
  * cpu controller's charge, fed by task_sample_subtree_within()), sampled
  * every tenth of a period or so and at the moment the group's rate says
  * its quota runs out. A group over its quota is throttled: every thread of
- * its subtree is stopped, as the freezer stops them (ptrace: SEIZE and
- * INTERRUPT, DETACH at the period's end), by ONE thread, the enforcer's. A
+ * its subtree is held stopped for the reason TRACEE_THROTTLED in the
+ * tracees shared with the freezer (enforce/tracees.h: ptrace SEIZE and
+ * INTERRUPT, DETACH at the period's end unless frozen), by ONE thread. A
  * parent's quota holds its whole subtree. What a group ran over its quota
  * (the stop is never instant) is its debt: the next period's quota is
  * smaller by that much, so the share over many periods is the quota's.
@@ -23,6 +24,7 @@
 #include <stdint.h>
 
 #include "core/cgroup.h"
+#include "enforce/tracees.h"
 
 #define QUOTA_NO_PASS UINT64_MAX
 
@@ -36,10 +38,10 @@ struct quota_stats {
 
 struct quota_enforcer;
 
-/* Subscribes to the core; NULL when no hierarchy has the cpu controller. */
-struct quota_enforcer *quota_enforcer_new(struct cg_core *core);
-/* Unsubscribes and frees, after quota_release_all() or the thread's end.
- * NULL-safe. */
+/* Subscribes to the core; NULL when no hierarchy has the cpu controller.
+ * Its threads are held in tr. */
+struct quota_enforcer *quota_enforcer_new(struct cg_core *core, struct tracees *tr);
+/* Unsubscribes and frees, after the thread's end. NULL-safe. */
 void quota_enforcer_free(struct quota_enforcer *qe);
 
 /* One pass at now (CLOCK_MONOTONIC, ns), on the enforcer's thread: takes in
@@ -47,9 +49,6 @@ void quota_enforcer_free(struct quota_enforcer *qe);
  * throttles and unthrottles. Returns when the next pass is due (ns, same
  * clock), or QUOTA_NO_PASS when nothing is capped or stopped. */
 uint64_t quota_pass(struct quota_enforcer *qe, uint64_t now);
-/* Resumes every thread, waiting up to timeout_ms for those not stopped
- * yet (the kernel resumes the rest when the thread ends). On the thread. */
-void quota_release_all(struct quota_enforcer *qe, unsigned timeout_ms);
 
 /* The descriptor that becomes readable when a pass is due at once; clear
  * it before the pass. */
@@ -57,13 +56,5 @@ int quota_kick_fd(struct quota_enforcer *qe);
 void quota_kick_clear(struct quota_enforcer *qe);
 
 const struct quota_stats *quota_stats(struct quota_enforcer *qe);
-
-/* The thread: passes when due and at each kick, and cpu.idle's passes
- * (enforce/idle.h) at its kicks; its end releases every thread and gives
- * back every policy. NULL (nothing started) when either is NULL. */
-struct idle_enforcer;
-struct quota_thread;
-struct quota_thread *quota_thread_start(struct quota_enforcer *qe, struct idle_enforcer *ie);
-void quota_thread_stop(struct quota_thread *th);
 
 #endif

@@ -32,12 +32,10 @@ static void forget(struct fs_poll_file *pf)
 }
 
 /* Under the core lock: every waiter on the group is due. */
-static void on_populated(void *data, struct cgroup *cgrp, bool populated)
+static void wake_waiters(struct cgroup *cgrp)
 {
 	GPtrArray *files;
 
-	(void)data;
-	(void)populated;
 	if (!cgrp->root->dfl)
 		return;		/* v1 has no cgroup.events */
 	g_mutex_lock(&lock);
@@ -53,6 +51,20 @@ static void on_populated(void *data, struct cgroup *cgrp, bool populated)
 		g_hash_table_remove(waiting, &cgrp->id);
 	g_cond_signal(&wake);
 	g_mutex_unlock(&lock);
+}
+
+static void on_populated(void *data, struct cgroup *cgrp, bool populated)
+{
+	(void)data;
+	(void)populated;
+	wake_waiters(cgrp);
+}
+
+static void on_frozen(void *data, struct cgroup *cgrp, bool frozen)
+{
+	(void)data;
+	(void)frozen;
+	wake_waiters(cgrp);
 }
 
 static gpointer notifier(gpointer data)
@@ -95,6 +107,7 @@ struct fs_poll *fs_poll_start(struct cg_core *core)
 
 	fp->core = core;
 	fp->sub.populated = on_populated;
+	fp->sub.frozen = on_frozen;
 	g_mutex_lock(&lock);
 	waiting = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, free_files);
 	stopping = false;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,11 +16,13 @@
 
 #define NSEC_PER_USEC UINT64_C(1000)
 
+/* frozen: every thread of the subtree stopped for cgroup.freeze (the
+ * freezer's enforcer tells, src/enforce/freezer.c). */
 static int events_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	(void)cft;
-	/* Nothing freezes here (cgroup.freeze refuses): frozen is 0. */
-	g_string_append_printf(out, "populated %d\nfrozen 0\n", cgroup_is_populated(css->cgroup));
+	g_string_append_printf(out, "populated %d\nfrozen %d\n", cgroup_is_populated(css->cgroup),
+			       atomic_load(&css->cgroup->frozen));
 	return 0;
 }
 
@@ -87,25 +90,24 @@ static int stat_show(struct css *css, const struct cftype *cft, GString *out)
 
 static uint64_t freeze_read(struct css *css, const struct cftype *cft)
 {
-	(void)css;
 	(void)cft;
-	return 0;
+	return css->cgroup->freeze;
 }
 
-/* The kernel's range checks; freezing itself is not offered on the
- * default hierarchy yet (the v1 freezer's enforcer serves freezer.state):
- * EOPNOTSUPP rather than a "1" that freezes nothing. */
+/* cgroup_freeze_write(): 0 or 1. The freezer's enforcer hears of the
+ * write and stops (or lets go) the subtree's threads; a group freezes
+ * while it or an ancestor has 1 here. */
 static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 {
 	int freeze, ret = kstrtoint(kstrstrip(buf), 0, &freeze);
 
-	(void)ctx;
 	(void)nbytes;
 	if (ret)
 		return ret;
 	if (freeze < 0 || freeze > 1)
 		return -ERANGE;
-	return freeze ? -EOPNOTSUPP : 0;
+	ctx->css->cgroup->freeze = freeze;
+	return 0;
 }
 
 /* Each controller enabled in cgrp adds its lines to cpu.stat (extra) or

@@ -49,6 +49,16 @@ void env_setup_full(struct env *e, bool two_hierarchies, bool clone_children)
 	e->top[0] = e->root[0]->top->id;
 }
 
+void env_setup_root(struct env *e, const struct cg_face *face, unsigned mask)
+{
+	memset(e, 0, sizeof(*e));
+	e->writer = 1;
+	e->fk = fake_kf_new();
+	e->core = cg_core_new(cgfused_controllers, nr_controllers(), fake_kf_facade(e->fk));
+	e->root[0] = cg_root_new(e->core, face, mask, face == &cgroup1_face);
+	e->top[0] = e->root[0]->top->id;
+}
+
 void env_setup(struct env *e)
 {
 	env_setup_full(e, false, true);

@@ -17,6 +17,7 @@
 struct fake_kf;
 struct cg_core;
 struct cg_root;
+struct cg_face;
 
 /* A failed check of a table row fails the test and says which row, and the
  * test goes on, so that one run lists every difference from the kernel. */
@@ -55,6 +56,9 @@ struct env {
 void env_setup_full(struct env *e, bool two_hierarchies, bool clone_children);
 /* One hierarchy, clone_children: env_setup_full(e, false, true). */
 void env_setup(struct env *e);
+/* One hierarchy of face (&cgroup1_face: clone_children) with the
+ * controllers of mask (ctl_bit()s), no thread yet. */
+void env_setup_root(struct env *e, const struct cg_face *face, unsigned mask);
 /* Frees the core, then checks that it closed every identity it opened. */
 void env_teardown(struct env *e);
 

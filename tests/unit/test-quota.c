@@ -28,6 +28,9 @@
 #define P100 100	/* threads 100, 101 */
 #define P200 200
 
+/* The enforcement thread's tracees, shared by the enforcers of a test. */
+static struct tracees *tr;
+
 /* ---- a period's arithmetic ---------------------------------------------- */
 
 static void test_period_throttle(void)
@@ -123,27 +126,20 @@ static void test_period_debt_and_burst(void)
 /* One hierarchy with cpu. */
 static void setup(struct env *e, struct quota_enforcer **qe)
 {
-	unsigned nr = 0;
-
-	while (cgfused_controllers[nr])
-		nr++;
-	memset(e, 0, sizeof(*e));
-	e->writer = INIT;
-	e->fk = fake_kf_new();
-	e->core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(e->fk));
-	e->root[0] = cg_root_new(e->core, &cgroup1_face, ctl_bit("cpu"), true);
-	e->top[0] = e->root[0]->top->id;
+	env_setup_root(e, &cgroup1_face, ctl_bit("cpu"));
 	fake_kf_add_process(e->fk, INIT, 1);
 	fake_kf_add_process(e->fk, P100, 2);
 	fake_kf_add_process(e->fk, P200, 1);
-	*qe = quota_enforcer_new(e->core);
+	tr = tracees_new(fake_kf_facade(e->fk));
+	*qe = quota_enforcer_new(e->core, tr);
 	g_assert_nonnull(*qe);
 }
 
 static void teardown(struct env *e, struct quota_enforcer *qe)
 {
-	quota_release_all(qe, 0);
+	tracees_release_all(tr, 0);
 	quota_enforcer_free(qe);
+	tracees_free(tr);
 	env_teardown(e);
 }
 
@@ -162,16 +158,9 @@ static uint64_t stat_of(struct env *e, uint64_t g, const char *file, const char 
 static void test_no_cpu(void)
 {
 	struct env e;
-	unsigned nr = 0;
 
-	while (cgfused_controllers[nr])
-		nr++;
-	memset(&e, 0, sizeof(e));
-	e.writer = INIT;
-	e.fk = fake_kf_new();
-	e.core = cg_core_new(cgfused_controllers, nr, fake_kf_facade(e.fk));
-	e.root[0] = cg_root_new(e.core, &cgroup1_face, ctl_bit("cpuset"), true);
-	g_assert_null(quota_enforcer_new(e.core));
+	env_setup_root(&e, &cgroup1_face, ctl_bit("cpuset"));
+	g_assert_null(quota_enforcer_new(e.core, NULL));
 	env_teardown(&e);
 }
 
@@ -318,10 +307,11 @@ static void test_settings_and_release(void)
 	fake_kf_run(e.fk, 100, 60 * MS, 0, 0);
 	quota_pass(qe, 30 * MS);
 	g_assert_true(fake_kf_frozen(e.fk, 100));
-	quota_release_all(qe, 0);
+	tracees_release_all(tr, 0);
 	g_assert_false(fake_kf_traced(e.fk, 100));
-	g_assert_cmpuint(quota_stats(qe)->stopped, ==, 0);
+	g_assert_false(tracees_tracing(tr));
 	quota_enforcer_free(qe);
+	tracees_free(tr);
 	env_teardown(&e);
 }
 
