@@ -108,16 +108,13 @@ struct allocator {
 	 * rest is the allocator thread's (core/sched_view.h). */
 	struct sched_view view;
 	/* The allocator thread's own (alloc_pass, alloc_free). */
-	GPtrArray *order;		/* struct task_sched *: the managed threads */
+	unsigned managed;		/* threads in the table with managed set */
 	/* Those sampled every period, and the ids of those whose originals
 	 * are to be read: a pass need not look at every managed thread. */
 	GPtrArray *active;
 	GArray *unseen;			/* pid_t */
-	/* A placing's work arrays, kept: made anew, their pages would be
-	 * faulted in again at every placing (made anew with order and
-	 * active when the hierarchy empties). */
-	GArray *targets;		/* struct alloc_target */
-	GArray *placed;			/* struct placed */
+	/* A placing's buckets (a few a leaf group): a placing keeps no
+	 * array of its threads, it walks the table twice (place_tasks). */
 	GArray *bucket_refs;		/* struct bucket_ref */
 	struct tidmap *tasks;		/* struct task_sched, by tid (alloc_task.h) */
 	struct alloc_groups groups;	/* the weighing hierarchy (alloc_weight.h) */
@@ -471,7 +468,7 @@ static void update_active(struct allocator *a, struct task_sched *s)
 	}
 }
 
-/* The thread is managed: in order and in its process's threads. */
+/* The thread is managed: counted, and in its process's threads. */
 static void manage(struct allocator *a, struct task_sched *s)
 {
 	struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
@@ -491,8 +488,7 @@ static void manage(struct allocator *a, struct task_sched *s)
 		tidmap_insert(&a->procs, pr);
 	}
 	s->managed = true;
-	s->order_index = a->order->len;
-	g_ptr_array_add(a->order, s);
+	a->managed++;
 	s->proc_prev = NULL;
 	s->proc_next = pr->threads;
 	if (pr->threads)
@@ -513,11 +509,9 @@ static void drop_task(struct allocator *a, struct task_sched *s)
 	update_active(a, s);
 	if (managed) {
 		struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
-		struct task_sched *moved = take_out(a->order, s->order_index);
 		struct alloc_proc *pmoved;
 
-		if (moved)
-			moved->order_index = s->order_index;
+		a->managed--;
 		if (s->proc_next)
 			s->proc_next->proc_prev = s->proc_prev;
 		if (s->proc_prev)
@@ -693,10 +687,14 @@ struct bucket_key {
 	bool runnable;
 };
 
+struct autogroup;
+
 /* A bucket of this placing, in a list of its leaf group's. */
 struct bucket_ref {
 	struct bucket_key key;
-	guint bucket;			/* in its autogroup's buckets */
+	struct autogroup *ag;
+	guint bucket;			/* in ag's buckets */
+	unsigned taken;			/* ranks the second walk gave out */
 	int next;			/* the group's next, or -1 */
 };
 
@@ -757,17 +755,9 @@ static int floor_nice(const struct allocator *a, const struct task_sched *s)
 	return a->may_lower ? MIN(s->orig_nice, s->owner_floor) : s->orig_nice;
 }
 
-struct placed {
-	struct task_sched *s;
-	struct autogroup *ag;
-	guint bucket;
-	unsigned rank;
-};
-
-/* Sorts targets into buckets (by session, leaf group, own nice and
- * runnability, in thread id order for the rotation). */
 /* The bucket of key in its leaf group g (the few of a group are listed
- * from it, stamped with the placing's number gen), or -1. */
+ * from it, stamped with the placing's number gen): its index in refs, or
+ * -1. */
 static int find_bucket(GArray *refs, struct alloc_group *g, uint64_t gen,
 		       const struct bucket_key *key)
 {
@@ -777,47 +767,58 @@ static int find_bucket(GArray *refs, struct alloc_group *g, uint64_t gen,
 	}
 	for (int r = g->first_bucket; r >= 0; r = g_array_index(refs, struct bucket_ref, r).next)
 		if (bucket_key_equal(&g_array_index(refs, struct bucket_ref, r).key, key))
-			return (int)g_array_index(refs, struct bucket_ref, r).bucket;
+			return r;
 	return -1;
 }
 
-static void bucket_targets(struct allocator *a, const GArray *targets, GArray *placed)
+/* A weighed thread's key: its target weight, session, own nice and
+ * runnability. */
+static struct bucket_key key_of(struct allocator *a, const struct task_sched *s)
+{
+	return (struct bucket_key){ alloc_task_weight(&a->groups, s), s->autogroup, s->orig_nice,
+				    s->runnable };
+}
+
+/* A placing's first walk: every weighed thread counted in its bucket (by
+ * session, leaf group, own nice and runnability). The second walk
+ * (place_nice) finds the same bucket again and takes the next rank in it:
+ * the table is not changed in between, so both walk it in one order. */
+static void bucket_tasks(struct allocator *a)
 {
 	GArray *refs = a->bucket_refs;
-	uint64_t gen = a->groups.gen;	/* this placing's (alloc_weights) */
+	uint64_t gen = a->groups.gen;	/* this placing's (alloc_weights_begin) */
+	struct task_sched *s;
 
 	g_array_set_size(refs, 0);
-	g_array_set_size(placed, 0);
-	for (guint i = 0; i < targets->len; i++) {
-		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
-		struct alloc_group *g = tg->s->group;
-		struct autogroup *ag = autogroup_of(a, tg->s);
-		bool runnable = tg->s->runnable;
-		struct bucket_key k = { tg->weight, ag->id, tg->s->orig_nice, runnable };
-		int found = find_bucket(refs, g, gen, &k);
-		struct placed p = { tg->s, ag, 0, 0 };
+	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));) {
+		struct alloc_group *g = s->group;
+		struct autogroup *ag;
+		struct bucket_key k;
+		struct bucket_ref *ref;
 		struct nice_bucket *b;
+		int r;
 
-		if (found >= 0) {
-			p.bucket = (guint)found;
-		} else {
-			struct nice_bucket nb = { .weight = tg->weight, .counted = runnable,
-						  .min_nice = NICE_MIN };
-			struct bucket_ref ref = { k, ag->buckets->len, g->first_bucket };
-
-			p.bucket = ag->buckets->len;
-			g_array_append_val(ag->buckets, nb);
-			g->first_bucket = (int)refs->len;
-			g_array_append_val(refs, ref);
-		}
-		b = &g_array_index(ag->buckets, struct nice_bucket, p.bucket);
-		p.rank = b->nr++;
-		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->s));
-		if (runnable)
-			ag->weight += tg->weight;
-		ag->floor = MAX(ag->floor, tg->s->owner_floor);
-		g_array_append_val(placed, p);
+		if (!s->managed || !g)
+			continue;
 		breathe_step(a);
+		ag = autogroup_of(a, s);
+		k = key_of(a, s);
+		if ((r = find_bucket(refs, g, gen, &k)) < 0) {
+			struct nice_bucket nb = { .weight = k.weight, .counted = k.runnable,
+						  .min_nice = NICE_MIN };
+			struct bucket_ref nr = { k, ag, ag->buckets->len, 0, g->first_bucket };
+
+			g_array_append_val(ag->buckets, nb);
+			r = g->first_bucket = (int)refs->len;
+			g_array_append_val(refs, nr);
+		}
+		ref = &g_array_index(refs, struct bucket_ref, r);
+		b = &g_array_index(ag->buckets, struct nice_bucket, ref->bucket);
+		b->nr++;
+		b->min_nice = MAX(b->min_nice, floor_nice(a, s));
+		if (k.runnable)
+			ag->weight += k.weight;
+		ag->floor = MAX(ag->floor, s->owner_floor);
 	}
 }
 
@@ -960,7 +961,8 @@ static bool rotates(const struct nice_bucket *b)
 	       (b->counted && b->nr_heavy > 0 && b->nr_heavy < b->nr);
 }
 
-static void apply_nice(struct allocator *a, GArray *placed)
+/* Maps every session's buckets to nice values. */
+static void map_buckets(struct allocator *a)
 {
 	GHashTableIter iter;
 	struct autogroup *ag;
@@ -973,34 +975,39 @@ static void apply_nice(struct allocator *a, GArray *placed)
 							    ag->buckets->len, a->may_lower));
 	a->st.last_error = worst;
 	a->dithering = false;
-	for (guint i = 0; i < placed->len; i++) {
-		struct placed *p = &g_array_index(placed, struct placed, i);
-		struct task_sched *s = p->s;
-		const struct nice_bucket *b =
-			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
+}
 
-		breathe_step(a);
-		a->dithering |= a->may_lower && rotates(b);
-		/* Unprivileged, dithering would ratchet every nice up to 19. */
-		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
+/* A weighed thread's nice: its rank in its bucket (bucket_tasks). */
+static void place_nice(struct allocator *a, struct task_sched *s)
+{
+	struct bucket_key k = key_of(a, s);
+	int r = find_bucket(a->bucket_refs, s->group, a->groups.gen, &k);
+	struct bucket_ref *ref;
+	const struct nice_bucket *b;
+	int want;
 
-		if (!s->seen || s->exited)
-			continue;
-		/* A forked child's is unknown (alloc_task_fork). */
-		if (s->nice == NICE_UNKNOWN) {
-			int nice;
+	g_assert(r >= 0);
+	ref = &g_array_index(a->bucket_refs, struct bucket_ref, r);
+	b = &g_array_index(ref->ag->buckets, struct nice_bucket, ref->bucket);
+	a->dithering |= a->may_lower && rotates(b);
+	/* Unprivileged, dithering would ratchet every nice up to 19. */
+	want = nice_bucket_pick(b, ref->taken++, a->may_lower ? a->rotation : 0);
+	if (!s->seen || s->exited)
+		return;
+	/* A forked child's is unknown (alloc_task_fork). */
+	if (s->nice == NICE_UNKNOWN) {
+		int nice;
 
-			if (a->core->kf->ops->get_nice(a->core->kf, s->tid, &nice) < 0)
-				continue;
-			s->nice = (int8_t)nice;
-		}
-		if (!a->may_lower)
-			want = MAX(want, s->nice);
-		if (near_enough(s, want) || want == s->nice)
-			continue;
-		s->nice_set = true;
-		set_nice(a, s, want);
+		if (a->core->kf->ops->get_nice(a->core->kf, s->tid, &nice) < 0)
+			return;
+		s->nice = (int8_t)nice;
 	}
+	if (!a->may_lower)
+		want = MAX(want, s->nice);
+	if (near_enough(s, want) || want == s->nice)
+		return;
+	s->nice_set = true;
+	set_nice(a, s, want);
 }
 
 static bool inside(const struct task_sched *s, const struct cpumask *cpuset)
@@ -1126,48 +1133,41 @@ static void end_autogroup_pass(struct allocator *a)
 
 static void new_work_arrays(struct allocator *a)
 {
-	a->order = g_ptr_array_new();
 	a->active = g_ptr_array_new();
 	a->proc_list = g_ptr_array_new();
-	a->targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target));
-	a->placed = g_array_new(FALSE, FALSE, sizeof(struct placed));
 	a->bucket_refs = g_array_new(FALSE, FALSE, sizeof(struct bucket_ref));
 }
 
 static void free_work_arrays(struct allocator *a)
 {
-	g_ptr_array_unref(a->order);
 	g_ptr_array_unref(a->active);
 	g_ptr_array_unref(a->proc_list);
-	g_array_unref(a->targets);
-	g_array_unref(a->placed);
 	g_array_unref(a->bucket_refs);
 }
 
-/* Weighs every managed thread and applies nice values and affinities. */
+/* Weighs every managed thread and applies nice values and affinities:
+ * two walks of the table, the first to count the buckets, the second to
+ * pick and apply (no array of the threads is made: issue 12's memory). */
 static void place_tasks(struct allocator *a)
 {
-	GArray *targets = a->targets, *placed = a->placed;
+	struct task_sched *s;
 
-	g_array_set_size(targets, 0);
-	/* In slices, breathing between them: each is weighed against the
-	 * same sums (nothing changes them meanwhile). */
-	for (guint i = 0; i < a->order->len; i += BREATH_STEPS) {
-		alloc_weights(&a->groups, (struct task_sched *const *)a->order->pdata + i,
-			      MIN(BREATH_STEPS, a->order->len - i), targets);
-		breathe(a);
-	}
-	bucket_targets(a, targets, placed);
+	/* Weighed against the same sums all along: nothing changes them
+	 * until the placing ends, breathing included. */
+	alloc_weights_begin(&a->groups);
+	bucket_tasks(a);
 	forget_autogroups(a);
 	/* The originals on file before anything is changed. */
 	if (a->orig)
 		alloc_orig_flush(a->orig);
 	weigh_autogroups(a);
-	apply_nice(a, placed);
-	for (guint i = 0; i < a->order->len; i++) {
-		struct task_sched *s = a->order->pdata[i];
-
+	map_buckets(a);
+	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));) {
+		if (!s->managed)
+			continue;
 		breathe_step(a);
+		if (s->group)
+			place_nice(a, s);
 		if (!s->seen || s->exited)
 			continue;
 		if (!s->group && s->nice_set) {
@@ -1323,7 +1323,7 @@ void alloc_pass(struct allocator *a, bool sample)
 		take_view(a);
 		a->st.weighed_groups = g_hash_table_size(a->groups.by_id);
 	}
-	a->st.managed = a->order->len;
+	a->st.managed = a->managed;
 	if (sample) {
 		sample_tasks(a);
 		a->rotation++;
@@ -1353,7 +1353,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	 * free inside its arenas (it trims only an arena's top by itself);
 	 * measured in docs/soak.md. */
 	if (a->view.empty && !a->empty) {
-		if (!a->order->len) {
+		if (!a->managed) {
 			free_work_arrays(a);
 			new_work_arrays(a);
 		}

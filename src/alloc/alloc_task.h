@@ -26,12 +26,11 @@ struct task_sched {
 	pid_t tid;
 	int autogroup;			/* session autogroup id */
 	struct task_ident ident;
-	/* Where the view last put it (alloc.c): managed, in order[order_index]
-	 * and in its process's list of threads; its group of the weighing
-	 * hierarchy (NULL: the root) and its cpuset (NULL: the root's). In
+	/* Where the view last put it (alloc.c): managed, and in its
+	 * process's list of threads; its group of the weighing hierarchy
+	 * (NULL: the root) and its cpuset (NULL: the root's). In
 	 * active[active_index]: sampled every period (not sampled yet, or
 	 * runnable). */
-	guint order_index;
 	guint active_index;
 	struct task_sched *proc_prev, *proc_next;
 	struct alloc_group *group;
