@@ -119,7 +119,7 @@ struct allocator {
 	struct tidmap *tasks;		/* struct task_sched, by tid (alloc_task.h) */
 	struct alloc_groups groups;	/* the weighing hierarchy (alloc_weight.h) */
 	GHashTable *cpusets;		/* id -> struct alloc_cpuset * */
-	GHashTable *cpus_pool;		/* the threads' masks (alloc_cpus.h) */
+	struct cpus_pool cpus_pool;	/* the threads' masks (alloc_cpus.h) */
 	struct tidmap procs;		/* struct alloc_proc, by tgid */
 	GPtrArray *proc_list;		/* the same, for the sleepers' rotation */
 	guint proc_cursor;
@@ -225,9 +225,10 @@ static void set_nice(struct allocator *a, struct task_sched *s, int nice)
 }
 
 /* One of the thread's masks made a shared copy of m. */
-static void keep(struct allocator *a, const struct cpumask **field, const struct cpumask *m)
+static void keep(struct allocator *a, struct task_sched *s, enum cpus_which w,
+		 const struct cpumask *m)
 {
-	cpus_keep(a->cpus_pool, field, m);
+	cpus_set_keep(&a->cpus_pool, &s->masks, w, m);
 }
 
 static void set_cpus(struct allocator *a, struct task_sched *s, const struct cpumask *cpus)
@@ -237,8 +238,8 @@ static void set_cpus(struct allocator *a, struct task_sched *s, const struct cpu
 
 	count_call(a, &a->st.affinity_calls, ret);
 	if (ret == 0) {
-		keep(a, &s->cpus, cpus);
-		keep(a, &s->applied_cpus, cpus);
+		keep(a, s, CPUS_NOW, cpus);
+		keep(a, s, CPUS_APPLIED, cpus);
 	}
 }
 
@@ -250,7 +251,7 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 	if (!s->exited && s->nice_set && a->may_lower)
 		set_nice(a, s, s->orig_nice);
 	if (!s->exited && s->cpus_set)
-		set_cpus(a, s, s->orig_cpus);
+		set_cpus(a, s, task_orig_cpus(s));
 	s->nice_set = s->cpus_set = false;
 	s->watch = 0;
 }
@@ -258,11 +259,11 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 /* The thread's originals into the file (written before any change). */
 static void record_task(struct allocator *a, struct task_sched *s)
 {
-	struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, { { 0 } } };
+	struct orig_task t = { s->tid, s->ino, s->orig_nice, { { 0 } } };
 
-	if (!a->orig || s->recorded || !s->orig_cpus)
+	if (!a->orig || s->recorded || !task_orig_cpus(s))
 		return;
-	t.cpus = *s->orig_cpus;
+	t.cpus = *task_orig_cpus(s);
 	alloc_orig_add_task(a->orig, &t);
 	s->recorded = true;
 	a->recorded++;
@@ -273,7 +274,7 @@ static void forget_task(struct allocator *a, struct task_sched *s)
 {
 	if (!s->recorded)
 		return;
-	alloc_orig_drop_task(a->orig, s->tid, s->ident.ino);
+	alloc_orig_drop_task(a->orig, s->tid, s->ino);
 	s->recorded = false;
 	a->recorded--;
 }
@@ -285,11 +286,11 @@ static bool adopt_task(struct allocator *a, struct task_sched *s)
 {
 	struct orig_task t;
 
-	if (!a->orig || !alloc_orig_take_task(a->orig, s->tid, s->ident.ino, &t))
+	if (!a->orig || !alloc_orig_take_task(a->orig, s->tid, s->ino, &t))
 		return false;
 	s->orig_nice = t.nice;
-	keep(a, &s->orig_cpus, &t.cpus);
-	keep(a, &s->applied_cpus, s->cpus);
+	keep(a, s, CPUS_ORIG, &t.cpus);
+	keep(a, s, CPUS_APPLIED, task_cpus(s));
 	s->nice_set = s->cpus_set = true;
 	s->recorded = true;
 	a->recorded++;
@@ -323,11 +324,11 @@ static void see_task(struct allocator *a, struct task_sched *s)
 		return;
 	if (kf->ops->get_affinity(kf, s->tid, &cpus) < 0)
 		return;
-	keep(a, &s->orig_cpus, &cpus);
+	keep(a, s, CPUS_ORIG, &cpus);
 	kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice);
 	s->owner_floor = owner_floor(kf, s->tid);
 	s->orig_nice = s->nice = nice;
-	keep(a, &s->cpus, s->orig_cpus);
+	keep(a, s, CPUS_NOW, task_orig_cpus(s));
 	s->autogroup = ag;
 	s->seen = true;
 	a->changed = true;
@@ -356,8 +357,8 @@ static void reconcile_task(struct allocator *a, struct task_sched *s)
 		a->changed = true;
 	}
 	if (s->cpus_set && kf->ops->get_affinity(kf, s->tid, &cpus) == 0 &&
-	    (!s->cpus || !cpumask_equal(&cpus, s->cpus))) {
-		keep(a, &s->cpus, &cpus);
+	    (!task_cpus(s) || !cpumask_equal(&cpus, task_cpus(s)))) {
+		keep(a, s, CPUS_NOW, &cpus);
 		a->changed = true;
 	}
 }
@@ -376,7 +377,7 @@ static void take_events(struct allocator *a)
 		struct task_sched *s;
 
 		if (e->fork) {
-			alloc_task_fork(a->tasks, e->parent, e->tid, &e->ident);
+			alloc_task_fork(a->tasks, &a->cpus_pool, e->parent, e->tid, &e->ident);
 			s = alloc_task_lookup(a->tasks, e->tid);
 			if (s && s->seen)
 				record_task(a, s);
@@ -384,7 +385,7 @@ static void take_events(struct allocator *a)
 			if (s && s->watch)
 				g_hash_table_add(a->watched, GINT_TO_POINTER(e->tid));
 		}
-		else if ((s = alloc_task_lookup(a->tasks, e->tid)) && s->ident.ino == e->ident.ino)
+		else if ((s = alloc_task_lookup(a->tasks, e->tid)) && s->ino == e->ident.ino)
 			s->exited = true;
 	}
 	g_array_unref(ev);
@@ -425,7 +426,7 @@ static void cpuset_set(struct allocator *a, const struct sched_cpuset *sc)
 		cs->in_tree = true;
 		cs->refs++;
 	}
-	keep(a, &cs->cpus, &sc->cpus);
+	cpus_keep(&a->cpus_pool, &cs->cpus, &sc->cpus);
 	cpuset_put(a, cs);
 }
 
@@ -471,7 +472,7 @@ static void update_active(struct allocator *a, struct task_sched *s)
 /* The thread is managed: counted, and in its process's threads. */
 static void manage(struct allocator *a, struct task_sched *s)
 {
-	struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
+	struct alloc_proc *pr = tidmap_lookup(&a->procs, s->tgid);
 
 	if (s->managed)
 		return;
@@ -479,7 +480,7 @@ static void manage(struct allocator *a, struct task_sched *s)
 		struct kfacade *kf = a->core->kf;
 
 		pr = g_new0(struct alloc_proc, 1);
-		pr->tgid = s->ident.tgid;
+		pr->tgid = s->tgid;
 		/* From now on: its first check finds that it ran only if it
 		 * did (one clock read, not a /proc read per thread). */
 		pr->clock_known = kf->ops->process_cputime(kf, pr->tgid, &pr->clock) == 0;
@@ -508,7 +509,7 @@ static void drop_task(struct allocator *a, struct task_sched *s)
 	s->managed = false;
 	update_active(a, s);
 	if (managed) {
-		struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
+		struct alloc_proc *pr = tidmap_lookup(&a->procs, s->tgid);
 		struct alloc_proc *pmoved;
 
 		a->managed--;
@@ -546,7 +547,7 @@ static void take_task(struct allocator *a, const struct sched_task *t)
 		return;
 	}
 	/* Another thread of the same id: the old one is gone. */
-	if (s && (s->ident.ino != t->ident.ino || s->exited)) {
+	if (s && (s->ino != t->ident.ino || s->exited)) {
 		forget_task(a, s);
 		drop_task(a, s);
 		s = NULL;
@@ -606,10 +607,10 @@ static void take_view(struct allocator *a)
 static void sample_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
-	struct sched_sample sample = { s->tid, s->ident, { 0 } };
+	struct sched_sample sample = { s->tid, { s->ino, s->tgid }, { 0 } };
 	uint64_t at = now_ns();
 
-	if (s->exited || kf->ops->task_cputime(kf, s->ident.tgid, s->tid, &sample.now) < 0)
+	if (s->exited || kf->ops->task_cputime(kf, s->tgid, s->tid, &sample.now) < 0)
 		return;
 	a->st.samples++;
 	if (s->sampled) {
@@ -709,7 +710,7 @@ static bool bucket_key_equal(const struct bucket_key *x, const struct bucket_key
 static void record_autogroup(struct allocator *a, struct autogroup *ag,
 			     const struct task_sched *s)
 {
-	struct orig_autogroup rec = { ag->id, s->tid, s->ident.ino, ag->orig_nice };
+	struct orig_autogroup rec = { ag->id, s->tid, s->ino, ag->orig_nice };
 
 	if (!a->orig || ag->id == AUTOGROUP_ROOT)	/* never changed */
 		return;
@@ -1012,7 +1013,9 @@ static void place_nice(struct allocator *a, struct task_sched *s)
 
 static bool inside(const struct task_sched *s, const struct cpumask *cpuset)
 {
-	return s->cpus && cpuset && !cpumask_empty(s->cpus) && cpumask_subset(s->cpus, cpuset);
+	const struct cpumask *cpus = task_cpus(s);
+
+	return cpus && cpuset && !cpumask_empty(cpus) && cpumask_subset(cpus, cpuset);
 }
 
 static void watch_task(struct allocator *a, struct task_sched *s)
@@ -1034,15 +1037,15 @@ static void place_cpus(struct allocator *a, struct task_sched *s, const struct c
 	struct cpumask to = *want;
 
 	/* Shared copies: the same mask is the same pointer. */
-	if (s->cpus_set && s->cpus && s->cpus != s->applied_cpus) {
-		if (!inside(s, s->cpuset))
+	if (s->cpus_set && task_cpus(s) && task_cpus(s) != task_applied_cpus(s)) {
+		if (!inside(s, task_cpuset(s)))
 			watch_task(a, s);
-		cpumask_and(&to, s->cpus, want);
+		cpumask_and(&to, task_cpus(s), want);
 		if (cpumask_empty(&to))
 			to = *want;
 	}
-	keep(a, &s->cpuset, want);
-	if (!s->cpus_set || !s->cpus || !cpumask_equal(s->cpus, &to)) {
+	keep(a, s, CPUS_CPUSET, want);
+	if (!s->cpus_set || !task_cpus(s) || !cpumask_equal(task_cpus(s), &to)) {
 		s->cpus_set = true;
 		set_cpus(a, s, &to);
 	}
@@ -1070,9 +1073,9 @@ static void recheck_watched(struct allocator *a, bool sampled)
 		struct cpumask cpus;
 
 		if (kf->ops->get_affinity(kf, s->tid, &cpus) == 0) {
-			keep(a, &s->cpus, &cpus);
-			if (!inside(s, s->cpuset))
-				place_cpus(a, s, s->cpuset);
+			keep(a, s, CPUS_NOW, &cpus);
+			if (!inside(s, task_cpuset(s)))
+				place_cpus(a, s, task_cpuset(s));
 		}
 		s->watch -= sampled;
 		a->repeat |= s->escapes > 1;
@@ -1095,7 +1098,7 @@ static void apply_cpus(struct allocator *a, struct task_sched *s)
 
 	if (!want) {
 		if (s->cpus_set) {
-			set_cpus(a, s, s->orig_cpus);
+			set_cpus(a, s, task_orig_cpus(s));
 			s->cpus_set = false;
 			s->watch = 0;
 		}
@@ -1103,16 +1106,17 @@ static void apply_cpus(struct allocator *a, struct task_sched *s)
 	}
 	/* A forked child's is unknown (alloc_task_fork): what it was born
 	 * with may be its parent's own narrower choice, which it keeps. */
-	if (!s->cpus) {
+	if (!task_cpus(s)) {
 		struct cpumask cpus;
 
 		if (a->core->kf->ops->get_affinity(a->core->kf, s->tid, &cpus) < 0)
 			return;
-		keep(a, &s->cpus, &cpus);
+		keep(a, s, CPUS_NOW, &cpus);
 	}
 	/* Shared copies: the same mask is the same pointer, and what we gave
 	 * it is inside the cpuset it was placed in. */
-	if (s->cpus_set && s->cpuset == want && (s->cpus == s->applied_cpus || inside(s, want)))
+	if (s->cpus_set && task_cpuset(s) == want &&
+	    (task_cpus(s) == task_applied_cpus(s) || inside(s, want)))
 		return;
 	place_cpus(a, s, want);
 }
@@ -1252,7 +1256,7 @@ static void rewrite_originals(struct allocator *a)
 	alloc_orig_rewrite_begin(a->orig);
 	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));)
 		if (s->recorded) {
-			struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, *s->orig_cpus };
+			struct orig_task t = { s->tid, s->ino, s->orig_nice, *task_orig_cpus(s) };
 
 			alloc_orig_add_task(a->orig, &t);
 		}
@@ -1260,7 +1264,7 @@ static void rewrite_originals(struct allocator *a)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
 		if (ag->recorded) {
 			const struct task_sched *m = alloc_task_lookup(a->tasks, ag->tid);
-			struct orig_autogroup rec = { ag->id, ag->tid, m ? m->ident.ino : 0,
+			struct orig_autogroup rec = { ag->id, ag->tid, m ? m->ino : 0,
 						      ag->orig_nice };
 
 			alloc_orig_add_autogroup(a->orig, &rec);
@@ -1462,7 +1466,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	sched_view_init(&a->view);	/* the tree as it is now */
 	alloc_groups_init(&a->groups);
 	a->cpusets = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_cpuset);
-	a->cpus_pool = cpus_pool_new();
+	cpus_pool_init(&a->cpus_pool);
 	a->sub = (struct cg_subscriber){
 		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
 		.changed = on_changed, .mkdir = on_group, .removing = on_group, .stat = on_stat,
@@ -1508,7 +1512,7 @@ void alloc_free(struct allocator *a)
 	g_hash_table_destroy(a->watched);
 	alloc_groups_clear(&a->groups);
 	g_hash_table_destroy(a->cpusets);
-	g_hash_table_destroy(a->cpus_pool);	/* emptied with a->tasks */
+	cpus_pool_clear(&a->cpus_pool);	/* emptied with a->tasks */
 	sched_view_clear(&a->view);
 	g_mutex_clear(&a->events_lock);
 	g_mutex_clear(&a->shown_lock);

@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 
+#include "alloc/alloc_cpus.h"
 #include "core/task.h"
 
 /* A nice value no thread has: a forked child's until a pass reads it. */
@@ -20,25 +21,24 @@
 struct alloc_group;
 struct alloc_cpuset;
 
-/* One of these for every managed thread, so laid out without holes (120
- * bytes, a 128-byte malloc chunk: `gdb -batch -ex 'ptype /o struct task_sched' src/cgfused`). */
+/* One of these for every managed thread, so laid out without holes (a
+ * 96-byte malloc chunk: `gdb -batch -ex 'ptype /o struct task_sched' src/cgfused`). */
 struct task_sched {
 	pid_t tid;
+	pid_t tgid;			/* its process */
+	uint64_t ino;			/* and its identity (struct task_ident) */
 	int autogroup;			/* session autogroup id */
-	struct task_ident ident;
+	/* In active[active_index]: sampled every period (not sampled yet,
+	 * or runnable). */
+	guint active_index;
 	/* Where the view last put it (alloc.c): managed, and in its
 	 * process's list of threads; its group of the weighing hierarchy
-	 * (NULL: the root) and its cpuset (NULL: the root's). In
-	 * active[active_index]: sampled every period (not sampled yet, or
-	 * runnable). */
-	guint active_index;
+	 * (NULL: the root) and its cpuset (NULL: the root's). */
 	struct task_sched *proc_prev, *proc_next;
 	struct alloc_group *group;
 	struct alloc_cpuset *cs;
-	/* Shared copies (alloc_cpus.h; NULL: not known). cpus: the affinity
-	 * it has now; applied_cpus: what we last gave it; cpuset: its
-	 * cpuset's CPUs when last placed. */
-	const struct cpumask *orig_cpus, *cpus, *applied_cpus, *cpuset;
+	/* Its masks, a shared set (alloc_cpus.h; NULL: none known). */
+	const struct cpus_set *masks;
 	/* The last sample (at_ns: when): time on a CPU plus time waiting
 	 * for one, both counters that only grow, so one sum tells how busy
 	 * it was since. */
@@ -63,6 +63,27 @@ struct task_sched {
 	int8_t orig_nice, nice, owner_floor, own_nice;
 };
 
+/* Its masks (NULL: not known). */
+static inline const struct cpumask *task_orig_cpus(const struct task_sched *s)
+{
+	return cpus_get(s->masks, CPUS_ORIG);
+}
+
+static inline const struct cpumask *task_cpus(const struct task_sched *s)
+{
+	return cpus_get(s->masks, CPUS_NOW);
+}
+
+static inline const struct cpumask *task_applied_cpus(const struct task_sched *s)
+{
+	return cpus_get(s->masks, CPUS_APPLIED);
+}
+
+static inline const struct cpumask *task_cpuset(const struct task_sched *s)
+{
+	return cpus_get(s->masks, CPUS_CPUSET);
+}
+
 /* tid -> struct task_sched (which holds its shared masks). */
 struct tidmap *alloc_task_table_new(void);
 /* Frees the table and its entries. */
@@ -84,7 +105,7 @@ struct task_sched *alloc_task_next(struct tidmap *table, guint *pos);
 /* A child leaves with what its parent would (its orig_* are the parent's),
  * but has no sample, and its present nice and affinity are read again. Does
  * nothing if the parent has no entry or the child has one. */
-void alloc_task_fork(struct tidmap *table, pid_t parent, pid_t child,
+void alloc_task_fork(struct tidmap *table, struct cpus_pool *pool, pid_t parent, pid_t child,
 		     const struct task_ident *ident);
 
 #endif

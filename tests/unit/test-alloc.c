@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "alloc/alloc.h"
+#include "alloc/alloc_cpus.h"
 #include "alloc/alloc_nice.h"
 #include "core/cgroup.h"
 #include "fake-kfacade.h"
@@ -1322,12 +1323,61 @@ static void test_view_passes_while_moving(void)
 	teardown(&e);
 }
 
+
+/* Threads' masks are shared sets of shared masks: equal sets are one
+ * pointer, a change makes (or finds) another, and the last reference
+ * frees a set and its masks. */
+static void test_mask_sets_shared(void)
+{
+	struct cpus_pool pool;
+	const struct cpus_set *x = NULL, *y = NULL, *z = NULL;
+	struct cpumask m01 = { { 0x3 } }, m1 = { { 0x2 } };
+
+	cpus_pool_init(&pool);
+	cpus_set_keep(&pool, &x, CPUS_ORIG, &m01);
+	cpus_set_keep(&pool, &x, CPUS_NOW, &m01);
+	cpus_set_keep(&pool, &y, CPUS_NOW, &m01);
+	cpus_set_keep(&pool, &y, CPUS_ORIG, &m01);
+	g_assert_true(x == y);
+	g_assert_true(cpus_get(x, CPUS_ORIG) == cpus_get(x, CPUS_NOW));
+	g_assert_null(cpus_get(x, CPUS_APPLIED));
+	g_assert_null(cpus_get(NULL, CPUS_ORIG));
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 1);
+	g_assert_cmpuint(g_hash_table_size(pool.masks), ==, 1);
+	/* y changes: x keeps what it had. */
+	cpus_set_keep(&pool, &y, CPUS_APPLIED, &m1);
+	g_assert_true(x != y);
+	g_assert_true(cpumask_equal(cpus_get(y, CPUS_APPLIED), &m1));
+	g_assert_null(cpus_get(x, CPUS_APPLIED));
+	g_assert_true(cpus_get(y, CPUS_ORIG) == cpus_get(x, CPUS_ORIG));
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 2);
+	g_assert_cmpuint(g_hash_table_size(pool.masks), ==, 2);
+	/* A mask set from the set's own copy, and a copy (a fork's). */
+	cpus_set_keep(&pool, &y, CPUS_NOW, cpus_get(y, CPUS_APPLIED));
+	g_assert_true(cpus_get(y, CPUS_NOW) == cpus_get(y, CPUS_APPLIED));
+	z = cpus_set_ref(y);
+	cpus_set_keep(&pool, &z, CPUS_NOW, NULL);
+	g_assert_null(cpus_get(z, CPUS_NOW));
+	g_assert_true(cpus_get(y, CPUS_NOW) != NULL);
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 3);
+	/* Masks taken out one by one: four NULL masks are no set. */
+	for (unsigned w = 0; w < CPUS_NR; w++)
+		cpus_set_keep(&pool, &x, w, NULL);
+	g_assert_null(x);
+	cpus_set_unref(y);
+	cpus_set_unref(z);
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 0);
+	g_assert_cmpuint(g_hash_table_size(pool.masks), ==, 0);
+	cpus_pool_clear(&pool);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	/* A failed check fails its case; the next cases still run. */
 	g_test_set_nonfatal_assertions();
 	g_test_add_func("/alloc/nice-mapping", test_nice_mapping);
+	g_test_add_func("/alloc/mask-sets-shared", test_mask_sets_shared);
 	g_test_add_func("/alloc/sleeper-does-not-scale", test_sleeper_does_not_scale);
 	for (unsigned i = 0; i < G_N_ELEMENTS(scenarios); i++) {
 		char *path = g_strdup_printf("/alloc/shares/%s", scenarios[i].name);
