@@ -94,6 +94,14 @@ struct alloc_event {
 	struct task_ident ident;
 };
 
+/* A thread sampled every period (in active[s->active_index]) and its last
+ * sample (at_ns 0: none yet): time on a CPU plus time waiting for one,
+ * both counters that only grow, so one sum tells how busy it was since. */
+struct active {
+	struct task_sched *s;
+	uint64_t busy_ns, at_ns;
+};
+
 struct allocator {
 	struct cg_core *core;
 	struct cg_subscriber sub;
@@ -109,9 +117,11 @@ struct allocator {
 	struct sched_view view;
 	/* The allocator thread's own (alloc_pass, alloc_free). */
 	unsigned managed;		/* threads in the table with managed set */
-	/* Those sampled every period, and the ids of those whose originals
-	 * are to be read: a pass need not look at every managed thread. */
-	GPtrArray *active;
+	/* Those sampled every period, with their last samples (a sleeper
+	 * keeps none), and the ids of those whose originals are to be read:
+	 * a pass need not look at every managed thread. */
+	GArray *active;			/* struct active */
+	guint active_peak;		/* its largest length since made */
 	GArray *unseen;			/* pid_t */
 	/* A placing's buckets (a few a leaf group): a placing keeps no
 	 * array of its threads, it walks the table twice (place_tasks). */
@@ -452,21 +462,48 @@ static gpointer take_out(GPtrArray *arr, guint i)
 	return last;
 }
 
-/* The thread is in active when it is managed and not known to sleep. */
-static void update_active(struct allocator *a, struct task_sched *s)
+/* The thread is sampled every period from now on (no sample yet). */
+static void activate(struct allocator *a, struct task_sched *s)
 {
-	bool want = s->managed && (!s->sampled || s->runnable);
-	struct task_sched *moved;
+	struct active e = { s, 0, 0 };
 
-	if (want == s->active)
+	if (s->active)
 		return;
-	s->active = want;
-	if (want) {
-		s->active_index = a->active->len;
-		g_ptr_array_add(a->active, s);
-	} else if ((moved = take_out(a->active, s->active_index))) {
-		moved->active_index = s->active_index;
+	s->active = true;
+	s->active_index = a->active->len;
+	g_array_append_val(a->active, e);
+	a->active_peak = MAX(a->active_peak, a->active->len);
+}
+
+/* ... no longer: its sample goes (the last entry takes its place). */
+static void deactivate(struct allocator *a, struct task_sched *s)
+{
+	struct active *last;
+
+	if (!s->active)
+		return;
+	s->active = false;
+	last = &g_array_index(a->active, struct active, a->active->len - 1);
+	if (last->s != s) {
+		g_array_index(a->active, struct active, s->active_index) = *last;
+		last->s->active_index = s->active_index;
 	}
+	g_array_set_size(a->active, a->active->len - 1);
+}
+
+/* After many threads were sampled every period (a write of a large
+ * process's id, placing its threads at once), few are: the array is made
+ * anew, not kept at its largest. */
+static void shrink_active(struct allocator *a)
+{
+	GArray *arr = a->active;
+
+	if (a->active_peak <= 1024 || arr->len * 8 >= a->active_peak)
+		return;
+	a->active = g_array_sized_new(FALSE, FALSE, sizeof(struct active), arr->len);
+	g_array_append_vals(a->active, arr->data, arr->len);
+	a->active_peak = arr->len;
+	g_array_unref(arr);
 }
 
 /* The thread is managed: counted, and in its process's threads. */
@@ -495,7 +532,8 @@ static void manage(struct allocator *a, struct task_sched *s)
 	if (pr->threads)
 		pr->threads->proc_prev = s;
 	pr->threads = s;
-	update_active(a, s);
+	/* Not sampled yet: runnable until a sample says otherwise. */
+	activate(a, s);
 	if (!s->seen)
 		g_array_append_val(a->unseen, s->tid);
 }
@@ -507,7 +545,7 @@ static void drop_task(struct allocator *a, struct task_sched *s)
 	bool managed = s->managed;
 
 	s->managed = false;
-	update_active(a, s);
+	deactivate(a, s);
 	if (managed) {
 		struct alloc_proc *pr = tidmap_lookup(&a->procs, s->tgid);
 		struct alloc_proc *pmoved;
@@ -602,33 +640,39 @@ static void take_view(struct allocator *a)
 	a->sessions_stale = true;
 }
 
-/* Reads one thread's CPU figures, tells whether it is runnable, and keeps
- * the sample to charge. */
+/* Reads one thread's CPU figures (an active one: its sample is kept in
+ * active), tells whether it is runnable, and keeps the sample to charge. A
+ * first sample tells little: a new thread counts as runnable, a sleeper
+ * that ran (sample_sleepers) as runnable if it is now; each is sampled
+ * again next period, and one found asleep then leaves active. */
 static void sample_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
 	struct sched_sample sample = { s->tid, { s->ino, s->tgid }, { 0 } };
-	uint64_t at = now_ns();
+	struct active *e = &g_array_index(a->active, struct active, s->active_index);
+	uint64_t at = now_ns(), now_busy;
+	bool runnable;
 
 	if (s->exited || kf->ops->task_cputime(kf, s->tgid, s->tid, &sample.now) < 0)
 		return;
 	a->st.samples++;
-	if (s->sampled) {
-		uint64_t now_busy = sample.now.run_ns + sample.now.wait_ns;
-		uint64_t busy = now_busy - MIN(now_busy, s->busy_ns);
-		bool runnable = sample.now.runnable ||
-				busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
-
-		a->changed |= runnable != s->runnable;
-		alloc_task_set_runnable(s, runnable);
+	now_busy = sample.now.run_ns + sample.now.wait_ns;
+	if (e->at_ns)
+		runnable = sample.now.runnable ||
+			   now_busy - MIN(now_busy, e->busy_ns) >=
+				   RUNNABLE_FRACTION * (double)(at - e->at_ns);
+	else
+		runnable = !s->sampled || sample.now.runnable;
+	a->changed |= s->sampled && runnable != s->runnable;
+	alloc_task_set_runnable(s, runnable);
+	g_array_append_val(a->charges, sample);
+	if (e->at_ns && !runnable) {
+		deactivate(a, s);
 	} else {
-		alloc_task_set_runnable(s, true);	/* until we know better */
+		e->busy_ns = now_busy;
+		e->at_ns = at;
 	}
 	s->sampled = true;
-	s->busy_ns = sample.now.run_ns + sample.now.wait_ns;
-	s->at_ns = at;
-	g_array_append_val(a->charges, sample);
-	update_active(a, s);
 }
 
 /* Sleepers are checked by process: while its CPU clock has not moved none
@@ -651,8 +695,10 @@ static void sample_sleepers(struct allocator *a)
 		if (!ran)
 			continue;
 		for (struct task_sched *s = pr->threads; s; s = s->proc_next)
-			if (s->sampled && !s->runnable)
+			if (!s->active) {
+				activate(a, s);
 				sample_task(a, s);
+			}
 	}
 	a->proc_cursor = n ? (a->proc_cursor + k) % n : 0;
 }
@@ -666,10 +712,11 @@ static void sample_tasks(struct allocator *a)
 {
 	/* Backwards: one that leaves active is replaced by one seen already. */
 	for (guint i = a->active->len; i-- > 0;) {
-		sample_task(a, a->active->pdata[i]);
+		sample_task(a, g_array_index(a->active, struct active, i).s);
 		breathe(a);
 	}
 	sample_sleepers(a);
+	shrink_active(a);
 	sched_view_charge(a->core, (const struct sched_sample *)a->charges->data, a->charges->len);
 	/* Many (the first samples of many new threads): not kept for good. */
 	if (a->charges->len > 1024) {
@@ -1137,14 +1184,15 @@ static void end_autogroup_pass(struct allocator *a)
 
 static void new_work_arrays(struct allocator *a)
 {
-	a->active = g_ptr_array_new();
+	a->active = g_array_new(FALSE, FALSE, sizeof(struct active));
+	a->active_peak = 0;
 	a->proc_list = g_ptr_array_new();
 	a->bucket_refs = g_array_new(FALSE, FALSE, sizeof(struct bucket_ref));
 }
 
 static void free_work_arrays(struct allocator *a)
 {
-	g_ptr_array_unref(a->active);
+	g_array_unref(a->active);
 	g_ptr_array_unref(a->proc_list);
 	g_array_unref(a->bucket_refs);
 }
@@ -1308,6 +1356,11 @@ static void see_new(struct allocator *a)
 		if (!s->seen)
 			g_array_index(a->unseen, pid_t, kept++) = tid;
 	}
+	/* Many (a large process placed at once): not kept at its largest. */
+	if (!kept && a->unseen->len > 1024) {
+		g_array_unref(a->unseen);
+		a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	}
 	g_array_set_size(a->unseen, kept);
 }
 
@@ -1335,7 +1388,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	recheck_watched(a, sample);
 	see_new(a);
 	for (guint i = 0; reconcile && i < a->active->len; i++) {
-		struct task_sched *s = a->active->pdata[i];
+		struct task_sched *s = g_array_index(a->active, struct active, i).s;
 
 		breathe(a);
 		if (s->seen && s->runnable)

@@ -5,7 +5,7 @@
 #include "alloc/alloc_cpus.h"
 
 /* One a managed thread, on top of the core's struct task (issue 12). */
-G_STATIC_ASSERT(sizeof(struct task_sched) <= 88);
+G_STATIC_ASSERT(sizeof(struct task_sched) <= 72);
 
 static void task_free(struct task_sched *s)
 {

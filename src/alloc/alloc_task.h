@@ -21,15 +21,15 @@
 struct alloc_group;
 struct alloc_cpuset;
 
-/* One of these for every managed thread, so laid out without holes (a
- * 96-byte malloc chunk: `gdb -batch -ex 'ptype /o struct task_sched' src/cgfused`). */
+/* One of these for every managed thread, so laid out without holes (an
+ * 80-byte malloc chunk: `gdb -batch -ex 'ptype /o struct task_sched' src/cgfused`). */
 struct task_sched {
 	pid_t tid;
 	pid_t tgid;			/* its process */
 	uint64_t ino;			/* and its identity (struct task_ident) */
 	int autogroup;			/* session autogroup id */
-	/* In active[active_index]: sampled every period (not sampled yet,
-	 * or runnable). */
+	/* In active[active_index] (alloc.c) while sampled every period: not
+	 * sampled yet, runnable, or a sleeper that ran. */
 	guint active_index;
 	/* Where the view last put it (alloc.c): managed, and in its
 	 * process's list of threads; its group of the weighing hierarchy
@@ -39,10 +39,6 @@ struct task_sched {
 	struct alloc_cpuset *cs;
 	/* Its masks, a shared set (alloc_cpus.h; NULL: none known). */
 	const struct cpus_set *masks;
-	/* The last sample (at_ns: when): time on a CPU plus time waiting
-	 * for one, both counters that only grow, so one sum tells how busy
-	 * it was since. */
-	uint64_t busy_ns, at_ns;
 	/* Found wider than its cpuset: re-read every pass while watch (sampled
 	 * passes left, at most 50 << 6) is not 0; escapes counts the times, up
 	 * to ESCAPES_MAX (alloc.c). */
@@ -55,7 +51,7 @@ struct task_sched {
 	bool nice_set : 1, cpus_set : 1;	/* changed by us: orig_* is what comes back */
 	bool recorded : 1;		/* orig_* are in the originals file */
 	bool placed_asleep : 1;		/* its nice was set while it slept */
-	bool sampled : 1;		/* busy_ns/at_ns hold a sample */
+	bool sampled : 1;		/* it was sampled once (its last sample: alloc.c) */
 	bool runnable : 1;
 	/* Nice values (-20..19, or NICE_UNKNOWN); nice: the value it has now;
 	 * owner_floor: the lowest its owner could set; own_nice: the one

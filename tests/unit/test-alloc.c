@@ -1324,6 +1324,46 @@ static void test_view_passes_while_moving(void)
 }
 
 
+/* A sleeper keeps no sample (issue 12's memory): one whose process ran
+ * is sampled then and once more a period later, and leaves the sampled
+ * threads again when it slept meanwhile; a quiet sleeper is never read. */
+static void test_woken_sleeper_sampled_twice(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 0 }, { "B", 200, 1, 1 } };
+	uint64_t samples, placings;
+
+	setup(&e);
+	make_groups(&e, g, 2);
+	for (int i = 0; i < 5; i++)
+		run_period(&e, g, 2);
+	samples = alloc_stats(alloc)->samples;
+	for (int i = 0; i < 4; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(alloc_stats(alloc)->samples - samples, ==, 4);	/* B's */
+	fake_kf_run(e.fk, 100, MS, 0, 0);
+	fake_kf_run(e.fk, 100, 0, 0, 0);	/* asleep again */
+	samples = alloc_stats(alloc)->samples;
+	placings = alloc_stats(alloc)->placings;
+	for (int i = 0; i < 6; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(alloc_stats(alloc)->samples - samples, ==, 6 + 2);
+	/* Not runnable now, and not busy since: never weighed awake. */
+	g_assert_cmpuint(alloc_stats(alloc)->placings, ==, placings);
+	/* It wakes for good: sampled every period, and weighed awake. */
+	{
+		const struct group awake[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+		const double want[] = { 50, 50 };
+
+		samples = alloc_stats(alloc)->samples;
+		for (int i = 0; i < 4; i++)
+			run_period(&e, awake, 2);
+		g_assert_cmpuint(alloc_stats(alloc)->samples - samples, >=, 4 + 2);
+		expect_shares(&e, awake, 2, want, 0.5);
+	}
+	teardown(&e);
+}
+
 /* Threads' masks are shared sets of shared masks: equal sets are one
  * pointer, a change makes (or finds) another, and the last reference
  * frees a set and its masks. */
@@ -1378,6 +1418,7 @@ int main(int argc, char **argv)
 	g_test_set_nonfatal_assertions();
 	g_test_add_func("/alloc/nice-mapping", test_nice_mapping);
 	g_test_add_func("/alloc/mask-sets-shared", test_mask_sets_shared);
+	g_test_add_func("/alloc/woken-sleeper-sampled-twice", test_woken_sleeper_sampled_twice);
 	g_test_add_func("/alloc/sleeper-does-not-scale", test_sleeper_does_not_scale);
 	for (unsigned i = 0; i < G_N_ELEMENTS(scenarios); i++) {
 		char *path = g_strdup_printf("/alloc/shares/%s", scenarios[i].name);
