@@ -68,17 +68,6 @@ struct autogroup {
 	GArray *buckets;		/* struct nice_bucket */
 };
 
-/* A process with managed threads: sleepers are checked through its CPU
- * clock. */
-struct alloc_proc {
-	pid_t tgid;
-	/* Packed: 24 bytes, a 32-byte malloc chunk (one a process). */
-	guint index : 31;		/* in proc_list (fewer than pid_max, 2^22) */
-	bool clock_known : 1;
-	uint64_t clock;			/* its CPU time at the last check */
-	struct task_sched *threads;	/* through proc_next */
-};
-
 /* A non-root cpuset, as the view reports it; its threads reference it. */
 struct alloc_cpuset {
 	uint64_t id;
@@ -130,9 +119,11 @@ struct allocator {
 	struct alloc_groups groups;	/* the weighing hierarchy (alloc_weight.h) */
 	GHashTable *cpusets;		/* id -> struct alloc_cpuset * */
 	struct cpus_pool cpus_pool;	/* the threads' masks (alloc_cpus.h) */
-	struct tidmap procs;		/* struct alloc_proc, by tgid */
-	GPtrArray *proc_list;		/* the same, for the sleepers' rotation */
-	guint proc_cursor;
+	/* A process's managed threads are a list (proc_next) whose head is
+	 * its leader when that is managed; the heads that are not, by tgid
+	 * (find_head). The sleepers' rotation walks the table (cursor). */
+	struct tidmap heads;		/* struct task_sched, by tgid */
+	guint cursor;
 	GArray *charges;		/* struct sched_sample */
 	unsigned rotation;
 	GHashTable *autogroups;		/* id -> struct autogroup * */
@@ -339,7 +330,7 @@ static void see_task(struct allocator *a, struct task_sched *s)
 	s->owner_floor = owner_floor(kf, s->tid);
 	s->orig_nice = s->nice = nice;
 	keep(a, s, CPUS_NOW, task_orig_cpus(s));
-	s->autogroup = ag;
+	cpus_set_autogroup(&a->cpus_pool, &s->masks, ag);
 	s->seen = true;
 	a->changed = true;
 	if (!adopt_task(a, s))
@@ -358,8 +349,8 @@ static void reconcile_task(struct allocator *a, struct task_sched *s)
 	struct cpumask cpus;
 	int nice, ag, ag_nice;
 
-	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != s->autogroup) {
-		s->autogroup = ag;
+	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != task_autogroup(s)) {
+		cpus_set_autogroup(&a->cpus_pool, &s->masks, ag);
 		a->sessions_stale = a->changed = true;
 	}
 	if (s->nice_set && kf->ops->get_nice(kf, s->tid, &nice) == 0 && nice != s->nice) {
@@ -450,18 +441,6 @@ static void cpuset_remove(struct allocator *a, uint64_t id)
 	}
 }
 
-/* Removes element i of arr by moving the last one there; returns that one
- * (now at i), or NULL. */
-static gpointer take_out(GPtrArray *arr, guint i)
-{
-	gpointer last = g_ptr_array_steal_index(arr, arr->len - 1);
-
-	if (i == arr->len)
-		return NULL;
-	arr->pdata[i] = last;
-	return last;
-}
-
 /* The thread is sampled every period from now on (no sample yet). */
 static void activate(struct allocator *a, struct task_sched *s)
 {
@@ -506,62 +485,95 @@ static void shrink_active(struct allocator *a)
 	g_array_unref(arr);
 }
 
-/* The thread is managed: counted, and in its process's threads. */
+/* The head of the managed threads of process tgid, or NULL. */
+static struct task_sched *find_head(struct allocator *a, pid_t tgid)
+{
+	struct task_sched *leader = alloc_task_lookup(a->tasks, tgid);
+
+	if (leader && leader->managed)
+		return leader;
+	return tidmap_lookup(&a->heads, tgid);
+}
+
+/* The process's CPU clock at the last look: its low 32 bits (a clock
+ * that moved by exactly a multiple of 2^32 ns between two looks is missed
+ * once). */
+static void read_clock(struct allocator *a, struct task_sched *head)
+{
+	struct kfacade *kf = a->core->kf;
+	uint64_t now = 0;
+
+	head->clock_known = kf->ops->process_cputime(kf, head->tgid, &now) == 0;
+	head->clock = (uint32_t)now;
+}
+
+/* The thread is managed: counted, and in its process's threads (no entry
+ * of its own for a process: a thread alone heads its list). */
 static void manage(struct allocator *a, struct task_sched *s)
 {
-	struct alloc_proc *pr = tidmap_lookup(&a->procs, s->tgid);
+	struct task_sched *head = find_head(a, s->tgid);
 
 	if (s->managed)
 		return;
-	if (!pr) {
-		struct kfacade *kf = a->core->kf;
-
-		pr = g_new0(struct alloc_proc, 1);
-		pr->tgid = s->tgid;
-		/* From now on: its first check finds that it ran only if it
-		 * did (one clock read, not a /proc read per thread). */
-		pr->clock_known = kf->ops->process_cputime(kf, pr->tgid, &pr->clock) == 0;
-		pr->index = a->proc_list->len;
-		g_ptr_array_add(a->proc_list, pr);
-		tidmap_insert(&a->procs, pr);
-	}
 	s->managed = true;
 	a->managed++;
-	s->proc_prev = NULL;
-	s->proc_next = pr->threads;
-	if (pr->threads)
-		pr->threads->proc_prev = s;
-	pr->threads = s;
+	s->proc_prev = s->proc_next = NULL;
+	if (head && s->tid == s->tgid) {
+		/* The leader heads the list from now on. */
+		tidmap_remove(&a->heads, s->tgid);
+		s->proc_next = head;
+		head->proc_prev = s;
+		s->clock = head->clock;
+		s->clock_known = head->clock_known;
+	} else if (head) {
+		s->proc_prev = head;
+		s->proc_next = head->proc_next;
+		if (head->proc_next)
+			head->proc_next->proc_prev = s;
+		head->proc_next = s;
+	} else {
+		if (s->tid != s->tgid)
+			tidmap_insert(&a->heads, s);
+		/* From now on: its first check finds that it ran only if it
+		 * did (one clock read, not a /proc read per thread). */
+		read_clock(a, s);
+	}
 	/* Not sampled yet: runnable until a sample says otherwise. */
 	activate(a, s);
 	if (!s->seen)
 		g_array_append_val(a->unseen, s->tid);
 }
 
+/* Out of its process's list: the next thread heads it if it headed it. */
+static void unlink_proc(struct allocator *a, struct task_sched *s)
+{
+	struct task_sched *next = s->proc_next;
+
+	if (next)
+		next->proc_prev = s->proc_prev;
+	if (s->proc_prev) {
+		s->proc_prev->proc_next = next;
+	} else {
+		if (s->tid != s->tgid)
+			tidmap_remove(&a->heads, s->tgid);
+		if (next) {
+			next->clock = s->clock;
+			next->clock_known = s->clock_known;
+			tidmap_insert(&a->heads, next);	/* not the leader: s was */
+		}
+	}
+	s->proc_prev = s->proc_next = NULL;
+}
+
 /* The thread is no longer managed (or no longer the same thread): its
  * entry leaves every list and the table. */
 static void drop_task(struct allocator *a, struct task_sched *s)
 {
-	bool managed = s->managed;
-
-	s->managed = false;
-	deactivate(a, s);
-	if (managed) {
-		struct alloc_proc *pr = tidmap_lookup(&a->procs, s->tgid);
-		struct alloc_proc *pmoved;
-
+	if (s->managed) {
+		s->managed = false;
 		a->managed--;
-		if (s->proc_next)
-			s->proc_next->proc_prev = s->proc_prev;
-		if (s->proc_prev)
-			s->proc_prev->proc_next = s->proc_next;
-		else
-			pr->threads = s->proc_next;
-		if (!pr->threads) {
-			if ((pmoved = take_out(a->proc_list, pr->index)))
-				pmoved->index = pr->index;
-			g_free(tidmap_remove(&a->procs, pr->tgid));
-		}
+		deactivate(a, s);
+		unlink_proc(a, s);
 	}
 	alloc_task_set_group(&a->groups, s, NULL);
 	cpuset_put(a, s->cs);
@@ -676,31 +688,42 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 }
 
 /* Sleepers are checked by process: while its CPU clock has not moved none
- * of its threads ran, so none woke. A few processes a period, in turn. */
+ * of its threads ran, so none woke. The heads of the processes' lists in
+ * turn, walking a quarter of the table a period and reading at most
+ * SLEEPER_BUDGET clocks. */
 static void sample_sleepers(struct allocator *a)
 {
 	struct kfacade *kf = a->core->kf;
-	guint n = a->proc_list->len, k = MIN((n + SLEEPER_PASSES - 1) / SLEEPER_PASSES,
-					     SLEEPER_BUDGET);
+	guint end = a->cursor + MAX(tidmap_slots(a->tasks) / SLEEPER_PASSES, 1u), read = 0;
+	struct task_sched *head;
 
-	for (guint j = 0; j < k; j++) {
-		struct alloc_proc *pr = a->proc_list->pdata[(a->proc_cursor + j) % n];
-		uint64_t now;
-		bool ran = kf->ops->process_cputime(kf, pr->tgid, &now) < 0 ||
-			   !pr->clock_known || now != pr->clock;
+	while (read < SLEEPER_BUDGET && a->cursor < end) {
+		uint64_t now = 0;
+		bool ran;
 
-		pr->clock_known = true;
-		pr->clock = now;
+		if (!(head = tidmap_next(a->tasks, &a->cursor))) {
+			end -= MIN(end, a->cursor);
+			a->cursor = 0;	/* round again */
+			if (!tidmap_size(a->tasks))
+				break;
+			continue;
+		}
+		if (!head->managed || head->proc_prev)
+			continue;
+		read++;
+		ran = kf->ops->process_cputime(kf, head->tgid, &now) < 0 || !head->clock_known ||
+		      (uint32_t)now != head->clock;
+		head->clock_known = true;
+		head->clock = (uint32_t)now;
 		breathe(a);
 		if (!ran)
 			continue;
-		for (struct task_sched *s = pr->threads; s; s = s->proc_next)
+		for (struct task_sched *s = head; s; s = s->proc_next)
 			if (!s->active) {
 				activate(a, s);
 				sample_task(a, s);
 			}
 	}
-	a->proc_cursor = n ? (a->proc_cursor + k) % n : 0;
 }
 
 /* Reads the runnable threads' CPU figures every period (one that waits
@@ -773,7 +796,7 @@ static void record_autogroup(struct allocator *a, struct autogroup *ag,
 
 static struct autogroup *autogroup_of(struct allocator *a, const struct task_sched *s)
 {
-	gpointer key = GINT_TO_POINTER(s->autogroup);
+	gpointer key = GINT_TO_POINTER(task_autogroup(s));
 	struct autogroup *ag = g_hash_table_lookup(a->autogroups, key);
 
 	if (!ag) {
@@ -782,7 +805,7 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 
 		ag = g_new0(struct autogroup, 1);
 		ag->floor = NICE_MIN;
-		ag->id = s->autogroup;
+		ag->id = task_autogroup(s);
 		ag->tid = s->tid;
 		kf->ops->get_autogroup(kf, s->tid, &id, &ag->orig_nice);
 		ag->nice = ag->orig_nice;
@@ -823,7 +846,7 @@ static int find_bucket(GArray *refs, struct alloc_group *g, uint64_t gen,
  * runnability. */
 static struct bucket_key key_of(struct allocator *a, const struct task_sched *s)
 {
-	return (struct bucket_key){ alloc_task_weight(&a->groups, s), s->autogroup, s->orig_nice,
+	return (struct bucket_key){ alloc_task_weight(&a->groups, s), task_autogroup(s), s->orig_nice,
 				    s->runnable };
 }
 
@@ -1186,14 +1209,12 @@ static void new_work_arrays(struct allocator *a)
 {
 	a->active = g_array_new(FALSE, FALSE, sizeof(struct active));
 	a->active_peak = 0;
-	a->proc_list = g_ptr_array_new();
 	a->bucket_refs = g_array_new(FALSE, FALSE, sizeof(struct bucket_ref));
 }
 
 static void free_work_arrays(struct allocator *a)
 {
 	g_array_unref(a->active);
-	g_ptr_array_unref(a->proc_list);
 	g_array_unref(a->bucket_refs);
 }
 
@@ -1509,7 +1530,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
-	tidmap_init(&a->procs, offsetof(struct alloc_proc, tgid));
+	tidmap_init(&a->heads, offsetof(struct task_sched, tgid));
 	a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	new_work_arrays(a);
 	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
@@ -1534,7 +1555,6 @@ void alloc_free(struct allocator *a)
 	GHashTableIter iter;
 	struct task_sched *s;
 	struct autogroup *ag;
-	struct alloc_proc *pr;
 
 	if (!a)
 		return;
@@ -1554,9 +1574,7 @@ void alloc_free(struct allocator *a)
 		give_back_leftovers(a);
 	alloc_orig_close(a->orig, true);
 	alloc_task_table_free(a->tasks);
-	for (guint pos = 0; (pr = tidmap_next(&a->procs, &pos));)
-		g_free(pr);
-	tidmap_clear(&a->procs);
+	tidmap_clear(&a->heads);
 	g_array_unref(a->unseen);
 	free_work_arrays(a);
 	g_array_unref(a->charges);

@@ -39,12 +39,15 @@ static guint set_hash(gconstpointer p)
 
 	for (unsigned i = 0; i < CPUS_NR; i++)
 		h = (h ^ (uintptr_t)set->m[i]) * 0x9e3779b97f4a7c15ULL;
+	h = (h ^ (unsigned)set->autogroup) * 0x9e3779b97f4a7c15ULL;
 	return (guint)(h >> 32);
 }
 
 static gboolean set_equal(gconstpointer a, gconstpointer b)
 {
-	return !memcmp(a, b, sizeof(struct cpus_set));
+	const struct cpus_set *x = a, *y = b;
+
+	return !memcmp(x->m, y->m, sizeof(x->m)) && x->autogroup == y->autogroup;
 }
 
 void cpus_pool_init(struct cpus_pool *pool)
@@ -110,31 +113,49 @@ void cpus_set_unref(const struct cpus_set *set)
 	g_free(c);
 }
 
-void cpus_set_keep(struct cpus_pool *pool, const struct cpus_set **set, enum cpus_which w,
-		   const struct cpumask *m)
+/* Makes *set a reference to the pool's copy of want (whose masks are
+ * shared copies the caller holds a reference to for the call). */
+static void intern(struct cpus_pool *pool, const struct cpus_set **set,
+		   const struct cpus_set *want)
 {
-	struct cpus_set want = { { NULL } };
-	struct shared_set *c;
-	bool none = true;
+	struct shared_set *c = NULL;
+	bool none = !want->autogroup;
 
-	if (*set)
-		want = **set;
-	/* A reference of want's for the lookup, dropped below. */
-	want.m[w] = NULL;
-	cpus_keep(pool, &want.m[w], m);
 	for (unsigned i = 0; i < CPUS_NR; i++)
-		none &= !want.m[i];
-	c = none ? NULL : g_hash_table_lookup(pool->sets, &want);
-	if (!none && !c) {
+		none &= !want->m[i];
+	if (!none && !(c = g_hash_table_lookup(pool->sets, want))) {
 		c = g_new0(struct shared_set, 1);
-		c->set = want;
+		c->set = *want;
 		c->pool = pool;
 		for (unsigned i = 0; i < CPUS_NR; i++)
-			cpus_ref(want.m[i]);
+			cpus_ref(want->m[i]);
 		g_hash_table_add(pool->sets, &c->set);
 	}
 	cpus_set_ref(c ? &c->set : NULL);
-	cpus_unref(want.m[w]);
 	cpus_set_unref(*set);
 	*set = c ? &c->set : NULL;
+}
+
+void cpus_set_keep(struct cpus_pool *pool, const struct cpus_set **set, enum cpus_which w,
+		   const struct cpumask *m)
+{
+	struct cpus_set want = { { NULL }, 0 };
+
+	if (*set)
+		want = **set;
+	/* A reference of want's for the call, dropped below. */
+	want.m[w] = NULL;
+	cpus_keep(pool, &want.m[w], m);
+	intern(pool, set, &want);
+	cpus_unref(want.m[w]);
+}
+
+void cpus_set_autogroup(struct cpus_pool *pool, const struct cpus_set **set, int autogroup)
+{
+	struct cpus_set want = { { NULL }, 0 };
+
+	if (*set)
+		want = **set;
+	want.autogroup = autogroup;
+	intern(pool, set, &want);
 }

@@ -4,8 +4,9 @@
  * one given to it, its cpuset's), nearly always one of a few masks: each
  * thread holds a reference to a shared, never changed set of four, whose
  * masks are shared copies too; two copies from one pool are equal exactly
- * when they are the same pointer, and so are two sets. The allocator
- * thread's own: no locking. */
+ * when they are the same pointer, and so are two sets. The set holds the
+ * thread's session autogroup too (a session's threads share that). The
+ * allocator thread's own: no locking. */
 #ifndef CGFUSED_ALLOC_CPUS_H
 #define CGFUSED_ALLOC_CPUS_H
 
@@ -41,6 +42,7 @@ enum cpus_which {
 
 struct cpus_set {
 	const struct cpumask *m[CPUS_NR];	/* shared copies */
+	int autogroup;				/* its session autogroup id */
 };
 
 /* A set's mask; a NULL set has none. */
@@ -49,11 +51,18 @@ static inline const struct cpumask *cpus_get(const struct cpus_set *set, enum cp
 	return set ? set->m[w] : NULL;
 }
 
+static inline int cpus_autogroup(const struct cpus_set *set)
+{
+	return set ? set->autogroup : 0;
+}
+
 /* Makes *set a reference to pool's set that is *set with mask w a copy of
- * m (NULL: none; four NULL masks are the NULL set), and drops the one it
- * held. */
+ * m (NULL: none; four NULL masks and autogroup 0 are the NULL set), and
+ * drops the one it held. */
 void cpus_set_keep(struct cpus_pool *pool, const struct cpus_set **set, enum cpus_which w,
 		   const struct cpumask *m);
+/* The same, with the autogroup id changed. */
+void cpus_set_autogroup(struct cpus_pool *pool, const struct cpus_set **set, int autogroup);
 /* One more reference to a shared set (NULL-safe), and one less. */
 const struct cpus_set *cpus_set_ref(const struct cpus_set *set);
 void cpus_set_unref(const struct cpus_set *set);

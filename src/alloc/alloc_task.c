@@ -76,6 +76,7 @@ void alloc_task_fork(struct tidmap *table, struct cpus_pool *pool, pid_t parent,
 	/* Not managed until the view says so. */
 	s->managed = s->active = false;
 	s->proc_prev = s->proc_next = NULL;
+	s->clock_known = false;
 	s->group = NULL;
 	s->cs = NULL;
 	cpus_set_ref(s->masks);

@@ -16,7 +16,7 @@
 /* A nice value no thread has: a forked child's until a pass reads it. */
 #define NICE_UNKNOWN INT8_MIN
 /* escapes stops counting here. */
-#define ESCAPES_MAX 1023u
+#define ESCAPES_MAX 511u
 
 struct alloc_group;
 struct alloc_cpuset;
@@ -27,23 +27,25 @@ struct task_sched {
 	pid_t tid;
 	pid_t tgid;			/* its process */
 	uint64_t ino;			/* and its identity (struct task_ident) */
-	int autogroup;			/* session autogroup id */
 	/* In active[active_index] (alloc.c) while sampled every period: not
 	 * sampled yet, runnable, or a sleeper that ran. */
 	guint active_index;
+	uint32_t clock;			/* a process list's head's: alloc.c's read_clock */
 	/* Where the view last put it (alloc.c): managed, and in its
-	 * process's list of threads; its group of the weighing hierarchy
-	 * (NULL: the root) and its cpuset (NULL: the root's). */
+	 * process's list of threads (proc_prev NULL: its head, which keeps
+	 * the process's clock); its group of the weighing hierarchy (NULL:
+	 * the root) and its cpuset (NULL: the root's). */
 	struct task_sched *proc_prev, *proc_next;
 	struct alloc_group *group;
 	struct alloc_cpuset *cs;
-	/* Its masks, a shared set (alloc_cpus.h; NULL: none known). */
+	/* Its masks and session autogroup id, a shared set (alloc_cpus.h;
+	 * NULL: none known). */
 	const struct cpus_set *masks;
 	/* Found wider than its cpuset: re-read every pass while watch (sampled
 	 * passes left, at most 50 << 6) is not 0; escapes counts the times, up
 	 * to ESCAPES_MAX (alloc.c). */
 	unsigned watch : 12;
-	unsigned escapes : 10;
+	unsigned escapes : 9;
 	bool managed : 1;
 	bool active : 1;
 	bool exited : 1;		/* its exit was heard of: no more calls */
@@ -53,13 +55,19 @@ struct task_sched {
 	bool placed_asleep : 1;		/* its nice was set while it slept */
 	bool sampled : 1;		/* it was sampled once (its last sample: alloc.c) */
 	bool runnable : 1;
+	bool clock_known : 1;		/* clock holds a reading */
 	/* Nice values (-20..19, or NICE_UNKNOWN); nice: the value it has now;
 	 * owner_floor: the lowest its owner could set; own_nice: the one
 	 * whose weight is counted in group's sums (alloc_weight.c). */
 	int8_t orig_nice, nice, owner_floor, own_nice;
 };
 
-/* Its masks (NULL: not known). */
+/* Its session autogroup id, and its masks (NULL: not known). */
+static inline int task_autogroup(const struct task_sched *s)
+{
+	return cpus_autogroup(s->masks);
+}
+
 static inline const struct cpumask *task_orig_cpus(const struct task_sched *s)
 {
 	return cpus_get(s->masks, CPUS_ORIG);

@@ -1364,6 +1364,43 @@ static void test_woken_sleeper_sampled_twice(void)
 	teardown(&e);
 }
 
+/* Sleepers of one process are checked by its clock: after the view
+ * placed them in any order (the leader heads the list once it is
+ * managed; a list whose head leaves goes on), a run of one makes every
+ * sleeper of the process sampled, the one managed, and only those. */
+static void test_process_list(void)
+{
+	struct env e;
+	uint64_t a, samples;
+
+	setup(&e);
+	a = group_id(&e, "A");
+	fake_kf_add_process(e.fk, 100, 3);
+	wr_ok(&e, a, "tasks", "101");
+	alloc_pass(alloc, true);
+	wr_ok(&e, a, "tasks", "100");
+	wr_ok(&e, a, "tasks", "102");
+	for (int round = 0; round < 3; round++) {
+		/* 1: the leader left; 2: it is back (new: sampled twice). */
+		unsigned managed = round == 1 ? 2 : 3;
+
+		for (int i = 0; i < 6; i++)
+			alloc_pass(alloc, true);
+		g_assert_cmpuint(alloc_stats(alloc)->managed, ==, managed);
+		samples = alloc_stats(alloc)->samples;
+		for (int i = 0; i < 6; i++)
+			alloc_pass(alloc, true);
+		g_assert_cmpuint(alloc_stats(alloc)->samples, ==, samples);
+		fake_kf_run(e.fk, 102, MS, 0, 0);
+		fake_kf_run(e.fk, 102, 0, 0, 0);
+		for (int i = 0; i < 6; i++)
+			alloc_pass(alloc, true);
+		g_assert_cmpuint(alloc_stats(alloc)->samples - samples, ==, 2 * managed);
+		wr_ok(&e, round == 0 ? e.top[0] : a, "tasks", "100");
+	}
+	teardown(&e);
+}
+
 /* Threads' masks are shared sets of shared masks: equal sets are one
  * pointer, a change makes (or finds) another, and the last reference
  * frees a set and its masks. */
@@ -1418,6 +1455,7 @@ int main(int argc, char **argv)
 	g_test_set_nonfatal_assertions();
 	g_test_add_func("/alloc/nice-mapping", test_nice_mapping);
 	g_test_add_func("/alloc/mask-sets-shared", test_mask_sets_shared);
+	g_test_add_func("/alloc/process-list", test_process_list);
 	g_test_add_func("/alloc/woken-sleeper-sampled-twice", test_woken_sleeper_sampled_twice);
 	g_test_add_func("/alloc/sleeper-does-not-scale", test_sleeper_does_not_scale);
 	for (unsigned i = 0; i < G_N_ELEMENTS(scenarios); i++) {
