@@ -34,6 +34,10 @@
  * sleeping processes each is checked every 10 s (see sample_sleepers). */
 #define SLEEPER_PASSES 4
 #define SLEEPER_BUDGET 100
+/* ... walking at most this many threads a period for them (the heads of
+ * the processes' lists): the threads of one process of 10,000 are all
+ * walked in 10 periods. */
+#define SLEEPER_WALK 1024
 /* A thread found with an affinity wider than its cpuset (the kernel knows
  * nothing of our cpusets: it lets a thread widen its own affinity, and says
  * nothing of it) is re-read every pass for WATCH_PASSES sampled passes (5
@@ -689,15 +693,16 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 
 /* Sleepers are checked by process: while its CPU clock has not moved none
  * of its threads ran, so none woke. The heads of the processes' lists in
- * turn, walking a quarter of the table a period and reading at most
- * SLEEPER_BUDGET clocks. */
+ * turn, walking a quarter of the table a period (at most SLEEPER_WALK
+ * threads) and reading at most SLEEPER_BUDGET clocks. */
 static void sample_sleepers(struct allocator *a)
 {
 	struct kfacade *kf = a->core->kf;
 	guint end = a->cursor + MAX(tidmap_slots(a->tasks) / SLEEPER_PASSES, 1u), read = 0;
 	struct task_sched *head;
 
-	while (read < SLEEPER_BUDGET && a->cursor < end) {
+	for (guint walked = 0; read < SLEEPER_BUDGET && walked < SLEEPER_WALK && a->cursor < end;
+	     walked++) {
 		uint64_t now = 0;
 		bool ran;
 
