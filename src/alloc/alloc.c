@@ -34,6 +34,10 @@
  * sleeping processes each is checked every 10 s (see sample_sleepers). */
 #define SLEEPER_PASSES 4
 #define SLEEPER_BUDGET 100
+/* ... walking at most this many threads a period for them (the heads of
+ * the processes' lists): the threads of one process of 10,000 are all
+ * walked in 10 periods. */
+#define SLEEPER_WALK 1024
 /* A thread found with an affinity wider than its cpuset (the kernel knows
  * nothing of our cpusets: it lets a thread widen its own affinity, and says
  * nothing of it) is re-read every pass for WATCH_PASSES sampled passes (5
@@ -68,17 +72,6 @@ struct autogroup {
 	GArray *buckets;		/* struct nice_bucket */
 };
 
-/* A process with managed threads: sleepers are checked through its CPU
- * clock. */
-struct alloc_proc {
-	pid_t tgid;
-	/* Packed: 24 bytes, a 32-byte malloc chunk (one a process). */
-	guint index : 31;		/* in proc_list (fewer than pid_max, 2^22) */
-	bool clock_known : 1;
-	uint64_t clock;			/* its CPU time at the last check */
-	struct task_sched *threads;	/* through proc_next */
-};
-
 /* A non-root cpuset, as the view reports it; its threads reference it. */
 struct alloc_cpuset {
 	uint64_t id;
@@ -92,6 +85,14 @@ struct alloc_event {
 	bool fork;			/* else an exit */
 	pid_t tid, parent;
 	struct task_ident ident;
+};
+
+/* A thread sampled every period (in active[s->active_index]) and its last
+ * sample (at_ns 0: none yet): time on a CPU plus time waiting for one,
+ * both counters that only grow, so one sum tells how busy it was since. */
+struct active {
+	struct task_sched *s;
+	uint64_t busy_ns, at_ns;
 };
 
 struct allocator {
@@ -108,24 +109,25 @@ struct allocator {
 	 * rest is the allocator thread's (core/sched_view.h). */
 	struct sched_view view;
 	/* The allocator thread's own (alloc_pass, alloc_free). */
-	GPtrArray *order;		/* struct task_sched *: the managed threads */
-	/* Those sampled every period, and the ids of those whose originals
-	 * are to be read: a pass need not look at every managed thread. */
-	GPtrArray *active;
+	unsigned managed;		/* threads in the table with managed set */
+	/* Those sampled every period, with their last samples (a sleeper
+	 * keeps none), and the ids of those whose originals are to be read:
+	 * a pass need not look at every managed thread. */
+	GArray *active;			/* struct active */
+	guint active_peak;		/* its largest length since made */
 	GArray *unseen;			/* pid_t */
-	/* A placing's work arrays, kept: made anew, their pages would be
-	 * faulted in again at every placing (made anew with order and
-	 * active when the hierarchy empties). */
-	GArray *targets;		/* struct alloc_target */
-	GArray *placed;			/* struct placed */
+	/* A placing's buckets (a few a leaf group): a placing keeps no
+	 * array of its threads, it walks the table twice (place_tasks). */
 	GArray *bucket_refs;		/* struct bucket_ref */
 	struct tidmap *tasks;		/* struct task_sched, by tid (alloc_task.h) */
 	struct alloc_groups groups;	/* the weighing hierarchy (alloc_weight.h) */
 	GHashTable *cpusets;		/* id -> struct alloc_cpuset * */
-	GHashTable *cpus_pool;		/* the threads' masks (alloc_cpus.h) */
-	struct tidmap procs;		/* struct alloc_proc, by tgid */
-	GPtrArray *proc_list;		/* the same, for the sleepers' rotation */
-	guint proc_cursor;
+	struct cpus_pool cpus_pool;	/* the threads' masks (alloc_cpus.h) */
+	/* A process's managed threads are a list (proc_next) whose head is
+	 * its leader when that is managed; the heads that are not, by tgid
+	 * (find_head). The sleepers' rotation walks the table (cursor). */
+	struct tidmap heads;		/* struct task_sched, by tgid */
+	guint cursor;
 	GArray *charges;		/* struct sched_sample */
 	unsigned rotation;
 	GHashTable *autogroups;		/* id -> struct autogroup * */
@@ -228,9 +230,10 @@ static void set_nice(struct allocator *a, struct task_sched *s, int nice)
 }
 
 /* One of the thread's masks made a shared copy of m. */
-static void keep(struct allocator *a, const struct cpumask **field, const struct cpumask *m)
+static void keep(struct allocator *a, struct task_sched *s, enum cpus_which w,
+		 const struct cpumask *m)
 {
-	cpus_keep(a->cpus_pool, field, m);
+	cpus_set_keep(&a->cpus_pool, &s->masks, w, m);
 }
 
 static void set_cpus(struct allocator *a, struct task_sched *s, const struct cpumask *cpus)
@@ -240,8 +243,8 @@ static void set_cpus(struct allocator *a, struct task_sched *s, const struct cpu
 
 	count_call(a, &a->st.affinity_calls, ret);
 	if (ret == 0) {
-		keep(a, &s->cpus, cpus);
-		keep(a, &s->applied_cpus, cpus);
+		keep(a, s, CPUS_NOW, cpus);
+		keep(a, s, CPUS_APPLIED, cpus);
 	}
 }
 
@@ -253,7 +256,7 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 	if (!s->exited && s->nice_set && a->may_lower)
 		set_nice(a, s, s->orig_nice);
 	if (!s->exited && s->cpus_set)
-		set_cpus(a, s, s->orig_cpus);
+		set_cpus(a, s, task_orig_cpus(s));
 	s->nice_set = s->cpus_set = false;
 	s->watch = 0;
 }
@@ -261,11 +264,11 @@ static void restore_task(struct allocator *a, struct task_sched *s)
 /* The thread's originals into the file (written before any change). */
 static void record_task(struct allocator *a, struct task_sched *s)
 {
-	struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, { { 0 } } };
+	struct orig_task t = { s->tid, s->ino, s->orig_nice, { { 0 } } };
 
-	if (!a->orig || s->recorded || !s->orig_cpus)
+	if (!a->orig || s->recorded || !task_orig_cpus(s))
 		return;
-	t.cpus = *s->orig_cpus;
+	t.cpus = *task_orig_cpus(s);
 	alloc_orig_add_task(a->orig, &t);
 	s->recorded = true;
 	a->recorded++;
@@ -276,7 +279,7 @@ static void forget_task(struct allocator *a, struct task_sched *s)
 {
 	if (!s->recorded)
 		return;
-	alloc_orig_drop_task(a->orig, s->tid, s->ident.ino);
+	alloc_orig_drop_task(a->orig, s->tid, s->ino);
 	s->recorded = false;
 	a->recorded--;
 }
@@ -288,11 +291,11 @@ static bool adopt_task(struct allocator *a, struct task_sched *s)
 {
 	struct orig_task t;
 
-	if (!a->orig || !alloc_orig_take_task(a->orig, s->tid, s->ident.ino, &t))
+	if (!a->orig || !alloc_orig_take_task(a->orig, s->tid, s->ino, &t))
 		return false;
 	s->orig_nice = t.nice;
-	keep(a, &s->orig_cpus, &t.cpus);
-	keep(a, &s->applied_cpus, s->cpus);
+	keep(a, s, CPUS_ORIG, &t.cpus);
+	keep(a, s, CPUS_APPLIED, task_cpus(s));
 	s->nice_set = s->cpus_set = true;
 	s->recorded = true;
 	a->recorded++;
@@ -326,12 +329,12 @@ static void see_task(struct allocator *a, struct task_sched *s)
 		return;
 	if (kf->ops->get_affinity(kf, s->tid, &cpus) < 0)
 		return;
-	keep(a, &s->orig_cpus, &cpus);
+	keep(a, s, CPUS_ORIG, &cpus);
 	kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice);
 	s->owner_floor = owner_floor(kf, s->tid);
 	s->orig_nice = s->nice = nice;
-	keep(a, &s->cpus, s->orig_cpus);
-	s->autogroup = ag;
+	keep(a, s, CPUS_NOW, task_orig_cpus(s));
+	cpus_set_autogroup(&a->cpus_pool, &s->masks, ag);
 	s->seen = true;
 	a->changed = true;
 	if (!adopt_task(a, s))
@@ -350,8 +353,8 @@ static void reconcile_task(struct allocator *a, struct task_sched *s)
 	struct cpumask cpus;
 	int nice, ag, ag_nice;
 
-	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != s->autogroup) {
-		s->autogroup = ag;
+	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != task_autogroup(s)) {
+		cpus_set_autogroup(&a->cpus_pool, &s->masks, ag);
 		a->sessions_stale = a->changed = true;
 	}
 	if (s->nice_set && kf->ops->get_nice(kf, s->tid, &nice) == 0 && nice != s->nice) {
@@ -359,8 +362,8 @@ static void reconcile_task(struct allocator *a, struct task_sched *s)
 		a->changed = true;
 	}
 	if (s->cpus_set && kf->ops->get_affinity(kf, s->tid, &cpus) == 0 &&
-	    (!s->cpus || !cpumask_equal(&cpus, s->cpus))) {
-		keep(a, &s->cpus, &cpus);
+	    (!task_cpus(s) || !cpumask_equal(&cpus, task_cpus(s)))) {
+		keep(a, s, CPUS_NOW, &cpus);
 		a->changed = true;
 	}
 }
@@ -379,7 +382,7 @@ static void take_events(struct allocator *a)
 		struct task_sched *s;
 
 		if (e->fork) {
-			alloc_task_fork(a->tasks, e->parent, e->tid, &e->ident);
+			alloc_task_fork(a->tasks, &a->cpus_pool, e->parent, e->tid, &e->ident);
 			s = alloc_task_lookup(a->tasks, e->tid);
 			if (s && s->seen)
 				record_task(a, s);
@@ -387,7 +390,7 @@ static void take_events(struct allocator *a)
 			if (s && s->watch)
 				g_hash_table_add(a->watched, GINT_TO_POINTER(e->tid));
 		}
-		else if ((s = alloc_task_lookup(a->tasks, e->tid)) && s->ident.ino == e->ident.ino)
+		else if ((s = alloc_task_lookup(a->tasks, e->tid)) && s->ino == e->ident.ino)
 			s->exited = true;
 	}
 	g_array_unref(ev);
@@ -428,7 +431,7 @@ static void cpuset_set(struct allocator *a, const struct sched_cpuset *sc)
 		cs->in_tree = true;
 		cs->refs++;
 	}
-	keep(a, &cs->cpus, &sc->cpus);
+	cpus_keep(&a->cpus_pool, &cs->cpus, &sc->cpus);
 	cpuset_put(a, cs);
 }
 
@@ -442,93 +445,139 @@ static void cpuset_remove(struct allocator *a, uint64_t id)
 	}
 }
 
-/* Removes element i of arr by moving the last one there; returns that one
- * (now at i), or NULL. */
-static gpointer take_out(GPtrArray *arr, guint i)
+/* The thread is sampled every period from now on (no sample yet). */
+static void activate(struct allocator *a, struct task_sched *s)
 {
-	gpointer last = g_ptr_array_steal_index(arr, arr->len - 1);
+	struct active e = { s, 0, 0 };
 
-	if (i == arr->len)
-		return NULL;
-	arr->pdata[i] = last;
-	return last;
-}
-
-/* The thread is in active when it is managed and not known to sleep. */
-static void update_active(struct allocator *a, struct task_sched *s)
-{
-	bool want = s->managed && (!s->sampled || s->runnable);
-	struct task_sched *moved;
-
-	if (want == s->active)
+	if (s->active)
 		return;
-	s->active = want;
-	if (want) {
-		s->active_index = a->active->len;
-		g_ptr_array_add(a->active, s);
-	} else if ((moved = take_out(a->active, s->active_index))) {
-		moved->active_index = s->active_index;
-	}
+	s->active = true;
+	s->active_index = a->active->len;
+	g_array_append_val(a->active, e);
+	a->active_peak = MAX(a->active_peak, a->active->len);
 }
 
-/* The thread is managed: in order and in its process's threads. */
+/* ... no longer: its sample goes (the last entry takes its place). */
+static void deactivate(struct allocator *a, struct task_sched *s)
+{
+	struct active *last;
+
+	if (!s->active)
+		return;
+	s->active = false;
+	last = &g_array_index(a->active, struct active, a->active->len - 1);
+	if (last->s != s) {
+		g_array_index(a->active, struct active, s->active_index) = *last;
+		last->s->active_index = s->active_index;
+	}
+	g_array_set_size(a->active, a->active->len - 1);
+}
+
+/* After many threads were sampled every period (a write of a large
+ * process's id, placing its threads at once), few are: the array is made
+ * anew, not kept at its largest. */
+static void shrink_active(struct allocator *a)
+{
+	GArray *arr = a->active;
+
+	if (a->active_peak <= 1024 || arr->len * 8 >= a->active_peak)
+		return;
+	a->active = g_array_sized_new(FALSE, FALSE, sizeof(struct active), arr->len);
+	g_array_append_vals(a->active, arr->data, arr->len);
+	a->active_peak = arr->len;
+	g_array_unref(arr);
+}
+
+/* The head of the managed threads of process tgid, or NULL. */
+static struct task_sched *find_head(struct allocator *a, pid_t tgid)
+{
+	struct task_sched *leader = alloc_task_lookup(a->tasks, tgid);
+
+	if (leader && leader->managed)
+		return leader;
+	return tidmap_lookup(&a->heads, tgid);
+}
+
+/* The process's CPU clock at the last look: its low 32 bits (a clock
+ * that moved by exactly a multiple of 2^32 ns between two looks is missed
+ * once). */
+static void read_clock(struct allocator *a, struct task_sched *head)
+{
+	struct kfacade *kf = a->core->kf;
+	uint64_t now = 0;
+
+	head->clock_known = kf->ops->process_cputime(kf, head->tgid, &now) == 0;
+	head->clock = (uint32_t)now;
+}
+
+/* The thread is managed: counted, and in its process's threads (no entry
+ * of its own for a process: a thread alone heads its list). */
 static void manage(struct allocator *a, struct task_sched *s)
 {
-	struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
+	struct task_sched *head = find_head(a, s->tgid);
 
 	if (s->managed)
 		return;
-	if (!pr) {
-		struct kfacade *kf = a->core->kf;
-
-		pr = g_new0(struct alloc_proc, 1);
-		pr->tgid = s->ident.tgid;
+	s->managed = true;
+	a->managed++;
+	s->proc_prev = s->proc_next = NULL;
+	if (head && s->tid == s->tgid) {
+		/* The leader heads the list from now on. */
+		tidmap_remove(&a->heads, s->tgid);
+		s->proc_next = head;
+		head->proc_prev = s;
+		s->clock = head->clock;
+		s->clock_known = head->clock_known;
+	} else if (head) {
+		s->proc_prev = head;
+		s->proc_next = head->proc_next;
+		if (head->proc_next)
+			head->proc_next->proc_prev = s;
+		head->proc_next = s;
+	} else {
+		if (s->tid != s->tgid)
+			tidmap_insert(&a->heads, s);
 		/* From now on: its first check finds that it ran only if it
 		 * did (one clock read, not a /proc read per thread). */
-		pr->clock_known = kf->ops->process_cputime(kf, pr->tgid, &pr->clock) == 0;
-		pr->index = a->proc_list->len;
-		g_ptr_array_add(a->proc_list, pr);
-		tidmap_insert(&a->procs, pr);
+		read_clock(a, s);
 	}
-	s->managed = true;
-	s->order_index = a->order->len;
-	g_ptr_array_add(a->order, s);
-	s->proc_prev = NULL;
-	s->proc_next = pr->threads;
-	if (pr->threads)
-		pr->threads->proc_prev = s;
-	pr->threads = s;
-	update_active(a, s);
+	/* Not sampled yet: runnable until a sample says otherwise. */
+	activate(a, s);
 	if (!s->seen)
 		g_array_append_val(a->unseen, s->tid);
+}
+
+/* Out of its process's list: the next thread heads it if it headed it. */
+static void unlink_proc(struct allocator *a, struct task_sched *s)
+{
+	struct task_sched *next = s->proc_next;
+
+	if (next)
+		next->proc_prev = s->proc_prev;
+	if (s->proc_prev) {
+		s->proc_prev->proc_next = next;
+	} else {
+		if (s->tid != s->tgid)
+			tidmap_remove(&a->heads, s->tgid);
+		if (next) {
+			next->clock = s->clock;
+			next->clock_known = s->clock_known;
+			tidmap_insert(&a->heads, next);	/* not the leader: s was */
+		}
+	}
+	s->proc_prev = s->proc_next = NULL;
 }
 
 /* The thread is no longer managed (or no longer the same thread): its
  * entry leaves every list and the table. */
 static void drop_task(struct allocator *a, struct task_sched *s)
 {
-	bool managed = s->managed;
-
-	s->managed = false;
-	update_active(a, s);
-	if (managed) {
-		struct alloc_proc *pr = tidmap_lookup(&a->procs, s->ident.tgid);
-		struct task_sched *moved = take_out(a->order, s->order_index);
-		struct alloc_proc *pmoved;
-
-		if (moved)
-			moved->order_index = s->order_index;
-		if (s->proc_next)
-			s->proc_next->proc_prev = s->proc_prev;
-		if (s->proc_prev)
-			s->proc_prev->proc_next = s->proc_next;
-		else
-			pr->threads = s->proc_next;
-		if (!pr->threads) {
-			if ((pmoved = take_out(a->proc_list, pr->index)))
-				pmoved->index = pr->index;
-			g_free(tidmap_remove(&a->procs, pr->tgid));
-		}
+	if (s->managed) {
+		s->managed = false;
+		a->managed--;
+		deactivate(a, s);
+		unlink_proc(a, s);
 	}
 	alloc_task_set_group(&a->groups, s, NULL);
 	cpuset_put(a, s->cs);
@@ -552,7 +601,7 @@ static void take_task(struct allocator *a, const struct sched_task *t)
 		return;
 	}
 	/* Another thread of the same id: the old one is gone. */
-	if (s && (s->ident.ino != t->ident.ino || s->exited)) {
+	if (s && (s->ino != t->ident.ino || s->exited)) {
 		forget_task(a, s);
 		drop_task(a, s);
 		s = NULL;
@@ -607,59 +656,79 @@ static void take_view(struct allocator *a)
 	a->sessions_stale = true;
 }
 
-/* Reads one thread's CPU figures, tells whether it is runnable, and keeps
- * the sample to charge. */
+/* Reads one thread's CPU figures (an active one: its sample is kept in
+ * active), tells whether it is runnable, and keeps the sample to charge. A
+ * first sample tells little: a new thread counts as runnable, a sleeper
+ * that ran (sample_sleepers) as runnable if it is now; each is sampled
+ * again next period, and one found asleep then leaves active. */
 static void sample_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
-	struct sched_sample sample = { s->tid, s->ident, { 0 } };
-	uint64_t at = now_ns();
+	struct sched_sample sample = { s->tid, { s->ino, s->tgid }, { 0 } };
+	struct active *e = &g_array_index(a->active, struct active, s->active_index);
+	uint64_t at = now_ns(), now_busy;
+	bool runnable;
 
-	if (s->exited || kf->ops->task_cputime(kf, s->ident.tgid, s->tid, &sample.now) < 0)
+	if (s->exited || kf->ops->task_cputime(kf, s->tgid, s->tid, &sample.now) < 0)
 		return;
 	a->st.samples++;
-	if (s->sampled) {
-		uint64_t now_busy = sample.now.run_ns + sample.now.wait_ns;
-		uint64_t busy = now_busy - MIN(now_busy, s->busy_ns);
-		bool runnable = sample.now.runnable ||
-				busy >= RUNNABLE_FRACTION * (double)(at - s->at_ns);
-
-		a->changed |= runnable != s->runnable;
-		alloc_task_set_runnable(s, runnable);
+	now_busy = sample.now.run_ns + sample.now.wait_ns;
+	if (e->at_ns)
+		runnable = sample.now.runnable ||
+			   now_busy - MIN(now_busy, e->busy_ns) >=
+				   RUNNABLE_FRACTION * (double)(at - e->at_ns);
+	else
+		runnable = !s->sampled || sample.now.runnable;
+	a->changed |= s->sampled && runnable != s->runnable;
+	alloc_task_set_runnable(s, runnable);
+	g_array_append_val(a->charges, sample);
+	if (e->at_ns && !runnable) {
+		deactivate(a, s);
 	} else {
-		alloc_task_set_runnable(s, true);	/* until we know better */
+		e->busy_ns = now_busy;
+		e->at_ns = at;
 	}
 	s->sampled = true;
-	s->busy_ns = sample.now.run_ns + sample.now.wait_ns;
-	s->at_ns = at;
-	g_array_append_val(a->charges, sample);
-	update_active(a, s);
 }
 
 /* Sleepers are checked by process: while its CPU clock has not moved none
- * of its threads ran, so none woke. A few processes a period, in turn. */
+ * of its threads ran, so none woke. The heads of the processes' lists in
+ * turn, walking a quarter of the table a period (at most SLEEPER_WALK
+ * threads) and reading at most SLEEPER_BUDGET clocks. */
 static void sample_sleepers(struct allocator *a)
 {
 	struct kfacade *kf = a->core->kf;
-	guint n = a->proc_list->len, k = MIN((n + SLEEPER_PASSES - 1) / SLEEPER_PASSES,
-					     SLEEPER_BUDGET);
+	guint end = a->cursor + MAX(tidmap_slots(a->tasks) / SLEEPER_PASSES, 1u), read = 0;
+	struct task_sched *head;
 
-	for (guint j = 0; j < k; j++) {
-		struct alloc_proc *pr = a->proc_list->pdata[(a->proc_cursor + j) % n];
-		uint64_t now;
-		bool ran = kf->ops->process_cputime(kf, pr->tgid, &now) < 0 ||
-			   !pr->clock_known || now != pr->clock;
+	for (guint walked = 0; read < SLEEPER_BUDGET && walked < SLEEPER_WALK && a->cursor < end;
+	     walked++) {
+		uint64_t now = 0;
+		bool ran;
 
-		pr->clock_known = true;
-		pr->clock = now;
+		if (!(head = tidmap_next(a->tasks, &a->cursor))) {
+			end -= MIN(end, a->cursor);
+			a->cursor = 0;	/* round again */
+			if (!tidmap_size(a->tasks))
+				break;
+			continue;
+		}
+		if (!head->managed || head->proc_prev)
+			continue;
+		read++;
+		ran = kf->ops->process_cputime(kf, head->tgid, &now) < 0 || !head->clock_known ||
+		      (uint32_t)now != head->clock;
+		head->clock_known = true;
+		head->clock = (uint32_t)now;
 		breathe(a);
 		if (!ran)
 			continue;
-		for (struct task_sched *s = pr->threads; s; s = s->proc_next)
-			if (s->sampled && !s->runnable)
+		for (struct task_sched *s = head; s; s = s->proc_next)
+			if (!s->active) {
+				activate(a, s);
 				sample_task(a, s);
+			}
 	}
-	a->proc_cursor = n ? (a->proc_cursor + k) % n : 0;
 }
 
 /* Reads the runnable threads' CPU figures every period (one that waits
@@ -671,10 +740,11 @@ static void sample_tasks(struct allocator *a)
 {
 	/* Backwards: one that leaves active is replaced by one seen already. */
 	for (guint i = a->active->len; i-- > 0;) {
-		sample_task(a, a->active->pdata[i]);
+		sample_task(a, g_array_index(a->active, struct active, i).s);
 		breathe(a);
 	}
 	sample_sleepers(a);
+	shrink_active(a);
 	sched_view_charge(a->core, (const struct sched_sample *)a->charges->data, a->charges->len);
 	/* Many (the first samples of many new threads): not kept for good. */
 	if (a->charges->len > 1024) {
@@ -693,10 +763,14 @@ struct bucket_key {
 	bool runnable;
 };
 
+struct autogroup;
+
 /* A bucket of this placing, in a list of its leaf group's. */
 struct bucket_ref {
 	struct bucket_key key;
-	guint bucket;			/* in its autogroup's buckets */
+	struct autogroup *ag;
+	guint bucket;			/* in ag's buckets */
+	unsigned taken;			/* ranks the second walk gave out */
 	int next;			/* the group's next, or -1 */
 };
 
@@ -711,7 +785,7 @@ static bool bucket_key_equal(const struct bucket_key *x, const struct bucket_key
 static void record_autogroup(struct allocator *a, struct autogroup *ag,
 			     const struct task_sched *s)
 {
-	struct orig_autogroup rec = { ag->id, s->tid, s->ident.ino, ag->orig_nice };
+	struct orig_autogroup rec = { ag->id, s->tid, s->ino, ag->orig_nice };
 
 	if (!a->orig || ag->id == AUTOGROUP_ROOT)	/* never changed */
 		return;
@@ -727,7 +801,7 @@ static void record_autogroup(struct allocator *a, struct autogroup *ag,
 
 static struct autogroup *autogroup_of(struct allocator *a, const struct task_sched *s)
 {
-	gpointer key = GINT_TO_POINTER(s->autogroup);
+	gpointer key = GINT_TO_POINTER(task_autogroup(s));
 	struct autogroup *ag = g_hash_table_lookup(a->autogroups, key);
 
 	if (!ag) {
@@ -736,7 +810,7 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 
 		ag = g_new0(struct autogroup, 1);
 		ag->floor = NICE_MIN;
-		ag->id = s->autogroup;
+		ag->id = task_autogroup(s);
 		ag->tid = s->tid;
 		kf->ops->get_autogroup(kf, s->tid, &id, &ag->orig_nice);
 		ag->nice = ag->orig_nice;
@@ -757,17 +831,9 @@ static int floor_nice(const struct allocator *a, const struct task_sched *s)
 	return a->may_lower ? MIN(s->orig_nice, s->owner_floor) : s->orig_nice;
 }
 
-struct placed {
-	struct task_sched *s;
-	struct autogroup *ag;
-	guint bucket;
-	unsigned rank;
-};
-
-/* Sorts targets into buckets (by session, leaf group, own nice and
- * runnability, in thread id order for the rotation). */
 /* The bucket of key in its leaf group g (the few of a group are listed
- * from it, stamped with the placing's number gen), or -1. */
+ * from it, stamped with the placing's number gen): its index in refs, or
+ * -1. */
 static int find_bucket(GArray *refs, struct alloc_group *g, uint64_t gen,
 		       const struct bucket_key *key)
 {
@@ -777,47 +843,58 @@ static int find_bucket(GArray *refs, struct alloc_group *g, uint64_t gen,
 	}
 	for (int r = g->first_bucket; r >= 0; r = g_array_index(refs, struct bucket_ref, r).next)
 		if (bucket_key_equal(&g_array_index(refs, struct bucket_ref, r).key, key))
-			return (int)g_array_index(refs, struct bucket_ref, r).bucket;
+			return r;
 	return -1;
 }
 
-static void bucket_targets(struct allocator *a, const GArray *targets, GArray *placed)
+/* A weighed thread's key: its target weight, session, own nice and
+ * runnability. */
+static struct bucket_key key_of(struct allocator *a, const struct task_sched *s)
+{
+	return (struct bucket_key){ alloc_task_weight(&a->groups, s), task_autogroup(s), s->orig_nice,
+				    s->runnable };
+}
+
+/* A placing's first walk: every weighed thread counted in its bucket (by
+ * session, leaf group, own nice and runnability). The second walk
+ * (place_nice) finds the same bucket again and takes the next rank in it:
+ * the table is not changed in between, so both walk it in one order. */
+static void bucket_tasks(struct allocator *a)
 {
 	GArray *refs = a->bucket_refs;
-	uint64_t gen = a->groups.gen;	/* this placing's (alloc_weights) */
+	uint64_t gen = a->groups.gen;	/* this placing's (alloc_weights_begin) */
+	struct task_sched *s;
 
 	g_array_set_size(refs, 0);
-	g_array_set_size(placed, 0);
-	for (guint i = 0; i < targets->len; i++) {
-		struct alloc_target *tg = &g_array_index(targets, struct alloc_target, i);
-		struct alloc_group *g = tg->s->group;
-		struct autogroup *ag = autogroup_of(a, tg->s);
-		bool runnable = tg->s->runnable;
-		struct bucket_key k = { tg->weight, ag->id, tg->s->orig_nice, runnable };
-		int found = find_bucket(refs, g, gen, &k);
-		struct placed p = { tg->s, ag, 0, 0 };
+	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));) {
+		struct alloc_group *g = s->group;
+		struct autogroup *ag;
+		struct bucket_key k;
+		struct bucket_ref *ref;
 		struct nice_bucket *b;
+		int r;
 
-		if (found >= 0) {
-			p.bucket = (guint)found;
-		} else {
-			struct nice_bucket nb = { .weight = tg->weight, .counted = runnable,
-						  .min_nice = NICE_MIN };
-			struct bucket_ref ref = { k, ag->buckets->len, g->first_bucket };
-
-			p.bucket = ag->buckets->len;
-			g_array_append_val(ag->buckets, nb);
-			g->first_bucket = (int)refs->len;
-			g_array_append_val(refs, ref);
-		}
-		b = &g_array_index(ag->buckets, struct nice_bucket, p.bucket);
-		p.rank = b->nr++;
-		b->min_nice = MAX(b->min_nice, floor_nice(a, tg->s));
-		if (runnable)
-			ag->weight += tg->weight;
-		ag->floor = MAX(ag->floor, tg->s->owner_floor);
-		g_array_append_val(placed, p);
+		if (!s->managed || !g)
+			continue;
 		breathe_step(a);
+		ag = autogroup_of(a, s);
+		k = key_of(a, s);
+		if ((r = find_bucket(refs, g, gen, &k)) < 0) {
+			struct nice_bucket nb = { .weight = k.weight, .counted = k.runnable,
+						  .min_nice = NICE_MIN };
+			struct bucket_ref nr = { k, ag, ag->buckets->len, 0, g->first_bucket };
+
+			g_array_append_val(ag->buckets, nb);
+			r = g->first_bucket = (int)refs->len;
+			g_array_append_val(refs, nr);
+		}
+		ref = &g_array_index(refs, struct bucket_ref, r);
+		b = &g_array_index(ag->buckets, struct nice_bucket, ref->bucket);
+		b->nr++;
+		b->min_nice = MAX(b->min_nice, floor_nice(a, s));
+		if (k.runnable)
+			ag->weight += k.weight;
+		ag->floor = MAX(ag->floor, s->owner_floor);
 	}
 }
 
@@ -960,7 +1037,8 @@ static bool rotates(const struct nice_bucket *b)
 	       (b->counted && b->nr_heavy > 0 && b->nr_heavy < b->nr);
 }
 
-static void apply_nice(struct allocator *a, GArray *placed)
+/* Maps every session's buckets to nice values. */
+static void map_buckets(struct allocator *a)
 {
 	GHashTableIter iter;
 	struct autogroup *ag;
@@ -973,39 +1051,46 @@ static void apply_nice(struct allocator *a, GArray *placed)
 							    ag->buckets->len, a->may_lower));
 	a->st.last_error = worst;
 	a->dithering = false;
-	for (guint i = 0; i < placed->len; i++) {
-		struct placed *p = &g_array_index(placed, struct placed, i);
-		struct task_sched *s = p->s;
-		const struct nice_bucket *b =
-			&g_array_index(p->ag->buckets, struct nice_bucket, p->bucket);
+}
 
-		breathe_step(a);
-		a->dithering |= a->may_lower && rotates(b);
-		/* Unprivileged, dithering would ratchet every nice up to 19. */
-		int want = nice_bucket_pick(b, p->rank, a->may_lower ? a->rotation : 0);
+/* A weighed thread's nice: its rank in its bucket (bucket_tasks). */
+static void place_nice(struct allocator *a, struct task_sched *s)
+{
+	struct bucket_key k = key_of(a, s);
+	int r = find_bucket(a->bucket_refs, s->group, a->groups.gen, &k);
+	struct bucket_ref *ref;
+	const struct nice_bucket *b;
+	int want;
 
-		if (!s->seen || s->exited)
-			continue;
-		/* A forked child's is unknown (alloc_task_fork). */
-		if (s->nice == NICE_UNKNOWN) {
-			int nice;
+	g_assert(r >= 0);
+	ref = &g_array_index(a->bucket_refs, struct bucket_ref, r);
+	b = &g_array_index(ref->ag->buckets, struct nice_bucket, ref->bucket);
+	a->dithering |= a->may_lower && rotates(b);
+	/* Unprivileged, dithering would ratchet every nice up to 19. */
+	want = nice_bucket_pick(b, ref->taken++, a->may_lower ? a->rotation : 0);
+	if (!s->seen || s->exited)
+		return;
+	/* A forked child's is unknown (alloc_task_fork). */
+	if (s->nice == NICE_UNKNOWN) {
+		int nice;
 
-			if (a->core->kf->ops->get_nice(a->core->kf, s->tid, &nice) < 0)
-				continue;
-			s->nice = (int8_t)nice;
-		}
-		if (!a->may_lower)
-			want = MAX(want, s->nice);
-		if (near_enough(s, want) || want == s->nice)
-			continue;
-		s->nice_set = true;
-		set_nice(a, s, want);
+		if (a->core->kf->ops->get_nice(a->core->kf, s->tid, &nice) < 0)
+			return;
+		s->nice = (int8_t)nice;
 	}
+	if (!a->may_lower)
+		want = MAX(want, s->nice);
+	if (near_enough(s, want) || want == s->nice)
+		return;
+	s->nice_set = true;
+	set_nice(a, s, want);
 }
 
 static bool inside(const struct task_sched *s, const struct cpumask *cpuset)
 {
-	return s->cpus && cpuset && !cpumask_empty(s->cpus) && cpumask_subset(s->cpus, cpuset);
+	const struct cpumask *cpus = task_cpus(s);
+
+	return cpus && cpuset && !cpumask_empty(cpus) && cpumask_subset(cpus, cpuset);
 }
 
 static void watch_task(struct allocator *a, struct task_sched *s)
@@ -1027,15 +1112,15 @@ static void place_cpus(struct allocator *a, struct task_sched *s, const struct c
 	struct cpumask to = *want;
 
 	/* Shared copies: the same mask is the same pointer. */
-	if (s->cpus_set && s->cpus && s->cpus != s->applied_cpus) {
-		if (!inside(s, s->cpuset))
+	if (s->cpus_set && task_cpus(s) && task_cpus(s) != task_applied_cpus(s)) {
+		if (!inside(s, task_cpuset(s)))
 			watch_task(a, s);
-		cpumask_and(&to, s->cpus, want);
+		cpumask_and(&to, task_cpus(s), want);
 		if (cpumask_empty(&to))
 			to = *want;
 	}
-	keep(a, &s->cpuset, want);
-	if (!s->cpus_set || !s->cpus || !cpumask_equal(s->cpus, &to)) {
+	keep(a, s, CPUS_CPUSET, want);
+	if (!s->cpus_set || !task_cpus(s) || !cpumask_equal(task_cpus(s), &to)) {
 		s->cpus_set = true;
 		set_cpus(a, s, &to);
 	}
@@ -1063,9 +1148,9 @@ static void recheck_watched(struct allocator *a, bool sampled)
 		struct cpumask cpus;
 
 		if (kf->ops->get_affinity(kf, s->tid, &cpus) == 0) {
-			keep(a, &s->cpus, &cpus);
-			if (!inside(s, s->cpuset))
-				place_cpus(a, s, s->cpuset);
+			keep(a, s, CPUS_NOW, &cpus);
+			if (!inside(s, task_cpuset(s)))
+				place_cpus(a, s, task_cpuset(s));
 		}
 		s->watch -= sampled;
 		a->repeat |= s->escapes > 1;
@@ -1088,7 +1173,7 @@ static void apply_cpus(struct allocator *a, struct task_sched *s)
 
 	if (!want) {
 		if (s->cpus_set) {
-			set_cpus(a, s, s->orig_cpus);
+			set_cpus(a, s, task_orig_cpus(s));
 			s->cpus_set = false;
 			s->watch = 0;
 		}
@@ -1096,16 +1181,17 @@ static void apply_cpus(struct allocator *a, struct task_sched *s)
 	}
 	/* A forked child's is unknown (alloc_task_fork): what it was born
 	 * with may be its parent's own narrower choice, which it keeps. */
-	if (!s->cpus) {
+	if (!task_cpus(s)) {
 		struct cpumask cpus;
 
 		if (a->core->kf->ops->get_affinity(a->core->kf, s->tid, &cpus) < 0)
 			return;
-		keep(a, &s->cpus, &cpus);
+		keep(a, s, CPUS_NOW, &cpus);
 	}
 	/* Shared copies: the same mask is the same pointer, and what we gave
 	 * it is inside the cpuset it was placed in. */
-	if (s->cpus_set && s->cpuset == want && (s->cpus == s->applied_cpus || inside(s, want)))
+	if (s->cpus_set && task_cpuset(s) == want &&
+	    (task_cpus(s) == task_applied_cpus(s) || inside(s, want)))
 		return;
 	place_cpus(a, s, want);
 }
@@ -1126,48 +1212,40 @@ static void end_autogroup_pass(struct allocator *a)
 
 static void new_work_arrays(struct allocator *a)
 {
-	a->order = g_ptr_array_new();
-	a->active = g_ptr_array_new();
-	a->proc_list = g_ptr_array_new();
-	a->targets = g_array_new(FALSE, FALSE, sizeof(struct alloc_target));
-	a->placed = g_array_new(FALSE, FALSE, sizeof(struct placed));
+	a->active = g_array_new(FALSE, FALSE, sizeof(struct active));
+	a->active_peak = 0;
 	a->bucket_refs = g_array_new(FALSE, FALSE, sizeof(struct bucket_ref));
 }
 
 static void free_work_arrays(struct allocator *a)
 {
-	g_ptr_array_unref(a->order);
-	g_ptr_array_unref(a->active);
-	g_ptr_array_unref(a->proc_list);
-	g_array_unref(a->targets);
-	g_array_unref(a->placed);
+	g_array_unref(a->active);
 	g_array_unref(a->bucket_refs);
 }
 
-/* Weighs every managed thread and applies nice values and affinities. */
+/* Weighs every managed thread and applies nice values and affinities:
+ * two walks of the table, the first to count the buckets, the second to
+ * pick and apply (no array of the threads is made: issue 12's memory). */
 static void place_tasks(struct allocator *a)
 {
-	GArray *targets = a->targets, *placed = a->placed;
+	struct task_sched *s;
 
-	g_array_set_size(targets, 0);
-	/* In slices, breathing between them: each is weighed against the
-	 * same sums (nothing changes them meanwhile). */
-	for (guint i = 0; i < a->order->len; i += BREATH_STEPS) {
-		alloc_weights(&a->groups, (struct task_sched *const *)a->order->pdata + i,
-			      MIN(BREATH_STEPS, a->order->len - i), targets);
-		breathe(a);
-	}
-	bucket_targets(a, targets, placed);
+	/* Weighed against the same sums all along: nothing changes them
+	 * until the placing ends, breathing included. */
+	alloc_weights_begin(&a->groups);
+	bucket_tasks(a);
 	forget_autogroups(a);
 	/* The originals on file before anything is changed. */
 	if (a->orig)
 		alloc_orig_flush(a->orig);
 	weigh_autogroups(a);
-	apply_nice(a, placed);
-	for (guint i = 0; i < a->order->len; i++) {
-		struct task_sched *s = a->order->pdata[i];
-
+	map_buckets(a);
+	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));) {
+		if (!s->managed)
+			continue;
 		breathe_step(a);
+		if (s->group)
+			place_nice(a, s);
 		if (!s->seen || s->exited)
 			continue;
 		if (!s->group && s->nice_set) {
@@ -1252,7 +1330,7 @@ static void rewrite_originals(struct allocator *a)
 	alloc_orig_rewrite_begin(a->orig);
 	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));)
 		if (s->recorded) {
-			struct orig_task t = { s->tid, s->ident.ino, s->orig_nice, *s->orig_cpus };
+			struct orig_task t = { s->tid, s->ino, s->orig_nice, *task_orig_cpus(s) };
 
 			alloc_orig_add_task(a->orig, &t);
 		}
@@ -1260,7 +1338,7 @@ static void rewrite_originals(struct allocator *a)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
 		if (ag->recorded) {
 			const struct task_sched *m = alloc_task_lookup(a->tasks, ag->tid);
-			struct orig_autogroup rec = { ag->id, ag->tid, m ? m->ident.ino : 0,
+			struct orig_autogroup rec = { ag->id, ag->tid, m ? m->ino : 0,
 						      ag->orig_nice };
 
 			alloc_orig_add_autogroup(a->orig, &rec);
@@ -1304,6 +1382,11 @@ static void see_new(struct allocator *a)
 		if (!s->seen)
 			g_array_index(a->unseen, pid_t, kept++) = tid;
 	}
+	/* Many (a large process placed at once): not kept at its largest. */
+	if (!kept && a->unseen->len > 1024) {
+		g_array_unref(a->unseen);
+		a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	}
 	g_array_set_size(a->unseen, kept);
 }
 
@@ -1323,7 +1406,7 @@ void alloc_pass(struct allocator *a, bool sample)
 		take_view(a);
 		a->st.weighed_groups = g_hash_table_size(a->groups.by_id);
 	}
-	a->st.managed = a->order->len;
+	a->st.managed = a->managed;
 	if (sample) {
 		sample_tasks(a);
 		a->rotation++;
@@ -1331,7 +1414,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	recheck_watched(a, sample);
 	see_new(a);
 	for (guint i = 0; reconcile && i < a->active->len; i++) {
-		struct task_sched *s = a->active->pdata[i];
+		struct task_sched *s = g_array_index(a->active, struct active, i).s;
 
 		breathe(a);
 		if (s->seen && s->runnable)
@@ -1353,7 +1436,7 @@ void alloc_pass(struct allocator *a, bool sample)
 	 * free inside its arenas (it trims only an arena's top by itself);
 	 * measured in docs/soak.md. */
 	if (a->view.empty && !a->empty) {
-		if (!a->order->len) {
+		if (!a->managed) {
 			free_work_arrays(a);
 			new_work_arrays(a);
 		}
@@ -1452,7 +1535,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
-	tidmap_init(&a->procs, offsetof(struct alloc_proc, tgid));
+	tidmap_init(&a->heads, offsetof(struct task_sched, tgid));
 	a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	new_work_arrays(a);
 	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));
@@ -1462,7 +1545,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	sched_view_init(&a->view);	/* the tree as it is now */
 	alloc_groups_init(&a->groups);
 	a->cpusets = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_cpuset);
-	a->cpus_pool = cpus_pool_new();
+	cpus_pool_init(&a->cpus_pool);
 	a->sub = (struct cg_subscriber){
 		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
 		.changed = on_changed, .mkdir = on_group, .removing = on_group, .stat = on_stat,
@@ -1477,7 +1560,6 @@ void alloc_free(struct allocator *a)
 	GHashTableIter iter;
 	struct task_sched *s;
 	struct autogroup *ag;
-	struct alloc_proc *pr;
 
 	if (!a)
 		return;
@@ -1497,9 +1579,7 @@ void alloc_free(struct allocator *a)
 		give_back_leftovers(a);
 	alloc_orig_close(a->orig, true);
 	alloc_task_table_free(a->tasks);
-	for (guint pos = 0; (pr = tidmap_next(&a->procs, &pos));)
-		g_free(pr);
-	tidmap_clear(&a->procs);
+	tidmap_clear(&a->heads);
 	g_array_unref(a->unseen);
 	free_work_arrays(a);
 	g_array_unref(a->charges);
@@ -1508,7 +1588,7 @@ void alloc_free(struct allocator *a)
 	g_hash_table_destroy(a->watched);
 	alloc_groups_clear(&a->groups);
 	g_hash_table_destroy(a->cpusets);
-	g_hash_table_destroy(a->cpus_pool);	/* emptied with a->tasks */
+	cpus_pool_clear(&a->cpus_pool);	/* emptied with a->tasks */
 	sched_view_clear(&a->view);
 	g_mutex_clear(&a->events_lock);
 	g_mutex_clear(&a->shown_lock);

@@ -5,14 +5,11 @@
 #include "alloc/alloc_cpus.h"
 
 /* One a managed thread, on top of the core's struct task (issue 12). */
-G_STATIC_ASSERT(sizeof(struct task_sched) <= 120);
+G_STATIC_ASSERT(sizeof(struct task_sched) <= 72);
 
 static void task_free(struct task_sched *s)
 {
-	cpus_unref(s->orig_cpus);
-	cpus_unref(s->cpus);
-	cpus_unref(s->applied_cpus);
-	cpus_unref(s->cpuset);
+	cpus_set_unref(s->masks);
 	g_free(s);
 }
 
@@ -49,7 +46,8 @@ struct task_sched *alloc_task_add(struct tidmap *table, pid_t tid, const struct 
 	struct task_sched *s = g_new0(struct task_sched, 1), *old;
 
 	s->tid = tid;
-	s->ident = *ident;
+	s->tgid = ident->tgid;
+	s->ino = ident->ino;
 	s->runnable = true;
 	if ((old = tidmap_insert(table, s)))
 		task_free(old);
@@ -62,7 +60,7 @@ void alloc_task_remove(struct tidmap *table, struct task_sched *s)
 	task_free(s);
 }
 
-void alloc_task_fork(struct tidmap *table, pid_t parent, pid_t child,
+void alloc_task_fork(struct tidmap *table, struct cpus_pool *pool, pid_t parent, pid_t child,
 		     const struct task_ident *ident)
 {
 	struct task_sched *from = alloc_task_lookup(table, parent), *s;
@@ -72,16 +70,16 @@ void alloc_task_fork(struct tidmap *table, pid_t parent, pid_t child,
 	s = alloc_task_add(table, child, ident);
 	*s = *from;
 	s->tid = child;
-	s->ident = *ident;
+	s->tgid = ident->tgid;
+	s->ino = ident->ino;
 	s->exited = false;
 	/* Not managed until the view says so. */
 	s->managed = s->active = false;
 	s->proc_prev = s->proc_next = NULL;
+	s->clock_known = false;
 	s->group = NULL;
 	s->cs = NULL;
-	cpus_ref(s->orig_cpus);
-	cpus_ref(s->applied_cpus);
-	cpus_ref(s->cpuset);
+	cpus_set_ref(s->masks);
 	s->recorded = false;
 	s->sampled = false;
 	s->runnable = true;
@@ -90,5 +88,5 @@ void alloc_task_fork(struct tidmap *table, pid_t parent, pid_t child,
 	 * pass reads them. */
 	s->nice = NICE_UNKNOWN;
 	s->placed_asleep = false;
-	s->cpus = NULL;
+	cpus_set_keep(pool, &s->masks, CPUS_NOW, NULL);
 }

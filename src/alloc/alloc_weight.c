@@ -172,22 +172,15 @@ static double group_weight(struct alloc_groups *gs, struct alloc_group *g)
 	return g->weight;
 }
 
-void alloc_weights(struct alloc_groups *gs, struct task_sched *const *order, unsigned n,
-		   GArray *targets)
+void alloc_weights_begin(struct alloc_groups *gs)
 {
 	gs->gen++;
-	for (unsigned i = 0; i < n; i++) {
-		struct task_sched *s = order[i];
-		const struct alloc_group *g = s->group;
-		struct alloc_target target;
+}
 
-		if (!g)
-			continue;
-		target = (struct alloc_target){
-			.s = s,
-			.weight = part(group_weight(gs, s->group), nice_to_weight(s->own_nice),
-				       s->runnable ? g->runnable : g->all),
-		};
-		g_array_append_val(targets, target);
-	}
+double alloc_task_weight(struct alloc_groups *gs, const struct task_sched *s)
+{
+	const struct alloc_group *g = s->group;
+
+	return part(group_weight(gs, s->group), nice_to_weight(s->own_nice),
+		    s->runnable ? g->runnable : g->all);
 }

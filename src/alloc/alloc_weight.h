@@ -72,16 +72,13 @@ void alloc_task_set_group(struct alloc_groups *gs, struct task_sched *s,
 void alloc_task_set_runnable(struct task_sched *s, bool runnable);
 void alloc_task_reweigh(struct task_sched *s);
 
-/* A thread's target weight (its group: s->group, its runnability:
- * s->runnable). */
-struct alloc_target {
-	struct task_sched *s;		/* its entry in the allocator's table */
-	double weight;
-};
+/* Starts a placing: each group's weight is worked out once from here on,
+ * against the sums as they are (nothing may change them until the placing
+ * ends). */
+void alloc_weights_begin(struct alloc_groups *gs);
 
-/* Appends a target for every thread of order[n] in a non-root group of
- * the weighing hierarchy. */
-void alloc_weights(struct alloc_groups *gs, struct task_sched *const *order, unsigned n,
-		   GArray *targets);
+/* A thread's target weight (its group: s->group, not NULL; its
+ * runnability: s->runnable), in the placing begun last. */
+double alloc_task_weight(struct alloc_groups *gs, const struct task_sched *s);
 
 #endif

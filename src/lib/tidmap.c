@@ -9,11 +9,6 @@ static inline pid_t key_of(const struct tidmap *m, gconstpointer entry)
 	return *(const pid_t *)((const char *)entry + m->key_offset);
 }
 
-static inline guint nr_slots(const struct tidmap *m)
-{
-	return m->slots ? 1u << (32 - m->shift) : 0;
-}
-
 /* Fibonacci hashing: the top bits of the product, well spread for the
  * consecutive ids threads get. */
 static inline guint home(const struct tidmap *m, pid_t key)
@@ -34,7 +29,7 @@ void tidmap_clear(struct tidmap *m)
 
 gpointer tidmap_lookup(const struct tidmap *m, pid_t key)
 {
-	guint mask = nr_slots(m) - 1;
+	guint mask = tidmap_slots(m) - 1;
 
 	if (!m->slots)
 		return NULL;
@@ -49,7 +44,7 @@ gpointer tidmap_lookup(const struct tidmap *m, pid_t key)
 /* Puts an entry whose key is not there in its first free slot. */
 static void place(struct tidmap *m, gpointer entry)
 {
-	guint mask = nr_slots(m) - 1;
+	guint mask = tidmap_slots(m) - 1;
 	guint i = home(m, key_of(m, entry));
 
 	while (m->slots[i])
@@ -60,7 +55,7 @@ static void place(struct tidmap *m, gpointer entry)
 static void resize(struct tidmap *m, guint shift)
 {
 	gpointer *old = m->slots;
-	guint n = nr_slots(m);
+	guint n = tidmap_slots(m);
 
 	m->slots = g_new0(gpointer, (gsize)1 << (32 - shift));
 	m->shift = shift;
@@ -77,9 +72,9 @@ gpointer tidmap_insert(struct tidmap *m, gpointer entry)
 
 	if (!m->slots)
 		resize(m, MIN_SHIFT);
-	else if ((m->len + 1) * 4 > nr_slots(m) * 3)
+	else if ((m->len + 1) * 4 > tidmap_slots(m) * 3)
 		resize(m, m->shift - 1);
-	mask = nr_slots(m) - 1;
+	mask = tidmap_slots(m) - 1;
 	for (guint i = home(m, key);; i = (i + 1) & mask) {
 		gpointer e = m->slots[i];
 
@@ -93,7 +88,7 @@ gpointer tidmap_insert(struct tidmap *m, gpointer entry)
 
 gpointer tidmap_remove(struct tidmap *m, pid_t key)
 {
-	guint mask = nr_slots(m) - 1, i, j;
+	guint mask = tidmap_slots(m) - 1, i, j;
 	gpointer found;
 
 	if (!m->slots)
@@ -118,14 +113,14 @@ gpointer tidmap_remove(struct tidmap *m, pid_t key)
 	m->slots[i] = NULL;
 	if (!--m->len)
 		tidmap_clear(m);
-	else if (m->shift < MIN_SHIFT && m->len * 8 < nr_slots(m))
+	else if (m->shift < MIN_SHIFT && m->len * 8 < tidmap_slots(m))
 		resize(m, m->shift + 1);
 	return found;
 }
 
 gpointer tidmap_next(const struct tidmap *m, guint *pos)
 {
-	guint n = nr_slots(m);
+	guint n = tidmap_slots(m);
 
 	while (*pos < n) {
 		gpointer e = m->slots[(*pos)++];

@@ -34,6 +34,12 @@ static inline guint tidmap_size(const struct tidmap *m)
 	return m->len;
 }
 
+/* The slots (a walk's positions run up to it). */
+static inline guint tidmap_slots(const struct tidmap *m)
+{
+	return m->slots ? 1u << (32 - m->shift) : 0;
+}
+
 /* The entries, one a call from *pos = 0 until NULL; any insert or remove
  * ends a walk. */
 gpointer tidmap_next(const struct tidmap *m, guint *pos);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "alloc/alloc.h"
+#include "alloc/alloc_cpus.h"
 #include "alloc/alloc_nice.h"
 #include "core/cgroup.h"
 #include "fake-kfacade.h"
@@ -1322,12 +1323,140 @@ static void test_view_passes_while_moving(void)
 	teardown(&e);
 }
 
+
+/* A sleeper keeps no sample (issue 12's memory): one whose process ran
+ * is sampled then and once more a period later, and leaves the sampled
+ * threads again when it slept meanwhile; a quiet sleeper is never read. */
+static void test_woken_sleeper_sampled_twice(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 0 }, { "B", 200, 1, 1 } };
+	uint64_t samples, placings;
+
+	setup(&e);
+	make_groups(&e, g, 2);
+	for (int i = 0; i < 5; i++)
+		run_period(&e, g, 2);
+	samples = alloc_stats(alloc)->samples;
+	for (int i = 0; i < 4; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(alloc_stats(alloc)->samples - samples, ==, 4);	/* B's */
+	fake_kf_run(e.fk, 100, MS, 0, 0);
+	fake_kf_run(e.fk, 100, 0, 0, 0);	/* asleep again */
+	samples = alloc_stats(alloc)->samples;
+	placings = alloc_stats(alloc)->placings;
+	for (int i = 0; i < 6; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpuint(alloc_stats(alloc)->samples - samples, ==, 6 + 2);
+	/* Not runnable now, and not busy since: never weighed awake. */
+	g_assert_cmpuint(alloc_stats(alloc)->placings, ==, placings);
+	/* It wakes for good: sampled every period, and weighed awake. */
+	{
+		const struct group awake[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+		const double want[] = { 50, 50 };
+
+		samples = alloc_stats(alloc)->samples;
+		for (int i = 0; i < 4; i++)
+			run_period(&e, awake, 2);
+		g_assert_cmpuint(alloc_stats(alloc)->samples - samples, >=, 4 + 2);
+		expect_shares(&e, awake, 2, want, 0.5);
+	}
+	teardown(&e);
+}
+
+/* Sleepers of one process are checked by its clock: after the view
+ * placed them in any order (the leader heads the list once it is
+ * managed; a list whose head leaves goes on), a run of one makes every
+ * sleeper of the process sampled, the one managed, and only those. */
+static void test_process_list(void)
+{
+	struct env e;
+	uint64_t a, samples;
+
+	setup(&e);
+	a = group_id(&e, "A");
+	fake_kf_add_process(e.fk, 100, 3);
+	wr_ok(&e, a, "tasks", "101");
+	alloc_pass(alloc, true);
+	wr_ok(&e, a, "tasks", "100");
+	wr_ok(&e, a, "tasks", "102");
+	for (int round = 0; round < 3; round++) {
+		/* 1: the leader left; 2: it is back (new: sampled twice). */
+		unsigned managed = round == 1 ? 2 : 3;
+
+		for (int i = 0; i < 6; i++)
+			alloc_pass(alloc, true);
+		g_assert_cmpuint(alloc_stats(alloc)->managed, ==, managed);
+		samples = alloc_stats(alloc)->samples;
+		for (int i = 0; i < 6; i++)
+			alloc_pass(alloc, true);
+		g_assert_cmpuint(alloc_stats(alloc)->samples, ==, samples);
+		fake_kf_run(e.fk, 102, MS, 0, 0);
+		fake_kf_run(e.fk, 102, 0, 0, 0);
+		for (int i = 0; i < 6; i++)
+			alloc_pass(alloc, true);
+		g_assert_cmpuint(alloc_stats(alloc)->samples - samples, ==, 2 * managed);
+		wr_ok(&e, round == 0 ? e.top[0] : a, "tasks", "100");
+	}
+	teardown(&e);
+}
+
+/* Threads' masks are shared sets of shared masks: equal sets are one
+ * pointer, a change makes (or finds) another, and the last reference
+ * frees a set and its masks. */
+static void test_mask_sets_shared(void)
+{
+	struct cpus_pool pool;
+	const struct cpus_set *x = NULL, *y = NULL, *z = NULL;
+	struct cpumask m01 = { { 0x3 } }, m1 = { { 0x2 } };
+
+	cpus_pool_init(&pool);
+	cpus_set_keep(&pool, &x, CPUS_ORIG, &m01);
+	cpus_set_keep(&pool, &x, CPUS_NOW, &m01);
+	cpus_set_keep(&pool, &y, CPUS_NOW, &m01);
+	cpus_set_keep(&pool, &y, CPUS_ORIG, &m01);
+	g_assert_true(x == y);
+	g_assert_true(cpus_get(x, CPUS_ORIG) == cpus_get(x, CPUS_NOW));
+	g_assert_null(cpus_get(x, CPUS_APPLIED));
+	g_assert_null(cpus_get(NULL, CPUS_ORIG));
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 1);
+	g_assert_cmpuint(g_hash_table_size(pool.masks), ==, 1);
+	/* y changes: x keeps what it had. */
+	cpus_set_keep(&pool, &y, CPUS_APPLIED, &m1);
+	g_assert_true(x != y);
+	g_assert_true(cpumask_equal(cpus_get(y, CPUS_APPLIED), &m1));
+	g_assert_null(cpus_get(x, CPUS_APPLIED));
+	g_assert_true(cpus_get(y, CPUS_ORIG) == cpus_get(x, CPUS_ORIG));
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 2);
+	g_assert_cmpuint(g_hash_table_size(pool.masks), ==, 2);
+	/* A mask set from the set's own copy, and a copy (a fork's). */
+	cpus_set_keep(&pool, &y, CPUS_NOW, cpus_get(y, CPUS_APPLIED));
+	g_assert_true(cpus_get(y, CPUS_NOW) == cpus_get(y, CPUS_APPLIED));
+	z = cpus_set_ref(y);
+	cpus_set_keep(&pool, &z, CPUS_NOW, NULL);
+	g_assert_null(cpus_get(z, CPUS_NOW));
+	g_assert_true(cpus_get(y, CPUS_NOW) != NULL);
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 3);
+	/* Masks taken out one by one: four NULL masks are no set. */
+	for (unsigned w = 0; w < CPUS_NR; w++)
+		cpus_set_keep(&pool, &x, w, NULL);
+	g_assert_null(x);
+	cpus_set_unref(y);
+	cpus_set_unref(z);
+	g_assert_cmpuint(g_hash_table_size(pool.sets), ==, 0);
+	g_assert_cmpuint(g_hash_table_size(pool.masks), ==, 0);
+	cpus_pool_clear(&pool);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	/* A failed check fails its case; the next cases still run. */
 	g_test_set_nonfatal_assertions();
 	g_test_add_func("/alloc/nice-mapping", test_nice_mapping);
+	g_test_add_func("/alloc/mask-sets-shared", test_mask_sets_shared);
+	g_test_add_func("/alloc/process-list", test_process_list);
+	g_test_add_func("/alloc/woken-sleeper-sampled-twice", test_woken_sleeper_sampled_twice);
 	g_test_add_func("/alloc/sleeper-does-not-scale", test_sleeper_does_not_scale);
 	for (unsigned i = 0; i < G_N_ELEMENTS(scenarios); i++) {
 		char *path = g_strdup_printf("/alloc/shares/%s", scenarios[i].name);
