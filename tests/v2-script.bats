@@ -46,11 +46,12 @@ wait_empty() {
 # run_script PARENT OUT: runs the script in PARENT, its stdout to OUT.out
 # and its stderr to OUT.err. Bash's notice of a job killed by a signal
 # names the worker's PID and the line the shell was at when it reaped it
-# (the kill is asynchronous): both are taken out.
+# (the kill is asynchronous), the PID padded to five columns (a fresh
+# machine's PIDs are short): both are taken out.
 run_script() {
 	bash "$S" "$1" >"$2.out" 2>"$2.raw" </dev/null 3>&-
 	echo "exit $?" >>"$2.out"
-	sed -E 's/: line [0-9]+: [0-9]+ Killed +/: Killed /' "$2.raw" >"$2.err"
+	sed -E 's/: line [0-9]+: +[0-9]+ Killed +/: Killed /' "$2.raw" >"$2.err"
 }
 
 @test "the v2 job script runs unchanged on cgfused with cpu and cpuset" {

@@ -414,6 +414,12 @@ bool task_pull_batch(struct cg_core *core)
 	return n == (int)G_N_ELEMENTS(ev);
 }
 
+void task_pull_wait(struct cg_core *core)
+{
+	g_mutex_lock(&core->taskq->pull_lock);
+	g_mutex_unlock(&core->taskq->pull_lock);
+}
+
 void task_pull(struct cg_core *core)
 {
 	while (task_pull_batch(core))

@@ -81,6 +81,9 @@ void task_pull(struct cg_core *core);
  * the untracked ones that may have been born in groups, queued as one
  * TASK_ITEM_RESYNC. */
 void task_pull_resync(struct cg_core *core, bool all);
+/* Not called locked: returns once no pull is under way, so that the
+ * reports another puller has read are queued. */
+void task_pull_wait(struct cg_core *core);
 
 /* The oldest queued item, or NULL: called write-locked; the caller applies
  * it and frees it (task_item_free). A fork's child leaves "born". */

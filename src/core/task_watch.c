@@ -79,9 +79,14 @@ void task_pull_if_pending(struct cg_core *core)
 	struct kfacade *kf = core->kf;
 	struct pollfd pfd = { .fd = kf->ops->event_fd(kf), .events = POLLIN };
 
-	/* POLLERR too: reports were lost, which the pull resyncs. */
-	if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 0)
+	/* POLLERR too: reports were lost, which the pull resyncs. Nothing
+	 * waiting may still mean reports the watcher has read and not yet
+	 * queued (a fork storm's): what follows must see them, as it did
+	 * when the watcher read under the core lock. */
+	if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 0) {
+		task_pull_wait(core);
 		return;
+	}
 	task_pull(core);
 }
 
