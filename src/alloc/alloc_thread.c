@@ -4,22 +4,20 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdint.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
+
+#include "lib/worker.h"
 
 struct alloc_thread {
 	struct allocator *alloc;
-	int stop_fd;
-	GThread *thread;
+	struct worker *w;
 };
 
-static gpointer alloc_loop(gpointer data)
+static void alloc_loop(void *data, int stop_fd)
 {
 	struct alloc_thread *th = data;
 	struct pollfd pfd[2] = {
 		{ .fd = alloc_kick_fd(th->alloc), .events = POLLIN },
-		{ .fd = th->stop_fd, .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
 	};
 	gint64 next_sample = g_get_monotonic_time(), last_pass = 0;
 
@@ -54,7 +52,6 @@ static gpointer alloc_loop(gpointer data)
 			alloc_recheck(th->alloc);
 		}
 	}
-	return NULL;
 }
 
 struct alloc_thread *alloc_thread_start(struct allocator *a)
@@ -62,24 +59,18 @@ struct alloc_thread *alloc_thread_start(struct allocator *a)
 	struct alloc_thread *th = g_new0(struct alloc_thread, 1);
 
 	th->alloc = a;
-	th->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (th->stop_fd < 0) {
+	th->w = worker_start("allocator", alloc_loop, th);
+	if (!th->w) {
 		g_free(th);
 		return NULL;
 	}
-	th->thread = g_thread_new("allocator", alloc_loop, th);
 	return th;
 }
 
 void alloc_thread_stop(struct alloc_thread *th)
 {
-	uint64_t one = 1;
-
 	if (!th)
 		return;
-	if (write(th->stop_fd, &one, sizeof(one)) != sizeof(one))
-		g_warning("allocator thread: cannot stop it: %s", g_strerror(errno));
-	g_thread_join(th->thread);
-	close(th->stop_fd);
+	worker_stop(th->w);
 	g_free(th);
 }

@@ -4,17 +4,14 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdint.h>
-#include <sys/eventfd.h>
-#include <unistd.h>
 
 #include "core/task.h"
 #include "core/task_queue.h"
+#include "lib/worker.h"
 
 struct task_watch {
 	struct cg_core *core;
-	int stop_fd;		/* eventfd: written once to end the thread */
-	GThread *thread;
+	struct worker *w;
 };
 
 /* Reports applied per hold of the lock: the kills wait for the unlock. */
@@ -32,13 +29,13 @@ static void apply_queued(struct cg_core *core)
 	}
 }
 
-static gpointer watch_loop(gpointer data)
+static void watch_loop(void *data, int stop_fd)
 {
 	struct task_watch *w = data;
 	struct kfacade *kf = w->core->kf;
 	struct pollfd pfd[2] = {
 		{ .fd = kf->ops->event_fd(kf), .events = POLLIN },
-		{ .fd = w->stop_fd, .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
 	};
 
 	while (poll(pfd, 2, -1) >= 0 || errno == EINTR) {
@@ -54,7 +51,6 @@ static gpointer watch_loop(gpointer data)
 			} while (more);
 		}
 	}
-	return NULL;
 }
 
 struct task_watch *task_watch_start(struct cg_core *core)
@@ -65,12 +61,11 @@ struct task_watch *task_watch_start(struct cg_core *core)
 		return NULL;
 	w = g_new0(struct task_watch, 1);
 	w->core = core;
-	w->stop_fd = eventfd(0, EFD_CLOEXEC);
-	if (w->stop_fd < 0) {
+	w->w = worker_start("task-watch", watch_loop, w);
+	if (!w->w) {
 		g_free(w);
 		return NULL;
 	}
-	w->thread = g_thread_new("task-watch", watch_loop, w);
 	return w;
 }
 
@@ -98,13 +93,8 @@ void cg_catch_up_if_pending(struct cg_core *core)
 
 void task_watch_stop(struct task_watch *w)
 {
-	uint64_t one = 1;
-
 	if (!w)
 		return;
-	if (write(w->stop_fd, &one, sizeof(one)) != sizeof(one))
-		g_warning("task watcher: cannot stop it: %s", g_strerror(errno));
-	g_thread_join(w->thread);
-	close(w->stop_fd);
+	worker_stop(w->w);
 	g_free(w);
 }
