@@ -402,3 +402,41 @@ EOF
 cg_mount_v2() {
 	cg_mount -o unified "$@"
 }
+
+# cg_wait_for FILE TEXT: up to 20 s for FILE to hold TEXT (returns as soon
+# as it does); says what FILE held if it never did.
+cg_wait_for() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		grep -q -- "$2" "$1" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "$1 never got '$2': $(cat "$1" 2>&1)" >&2
+	return 1
+}
+
+# cg_events_poller EVENTS OUT LINE: in the background, a poller of a
+# cgroup.events file, as a program waiting for it: twice, writes "read"
+# and the file's line LINE (0: populated, 1: frozen) to OUT, then waits up
+# to 20 s for POLLPRI and writes "woke" and what woke it (10: POLLPRI and
+# POLLERR, as the kernel's kernfs_notify) or "woke timeout"; then a last
+# read. Its pid is CG_POLLER (in CG_HELPERS too).
+cg_events_poller() {
+	"$CG_PYTHON" - "$1" "$2" "$3" 3>&- <<'EOF' &
+import select, sys
+f = open(sys.argv[1], "rb", buffering=0)
+out = open(sys.argv[2], "w", buffering=1)
+line = int(sys.argv[3])
+for _ in range(2):
+    f.seek(0)
+    print("read", f.read().split(b"\n")[line].decode(), file=out)
+    p = select.poll()
+    p.register(f.fileno(), select.POLLPRI)
+    ev = p.poll(20000)
+    print("woke", ev[0][1] & (select.POLLPRI | select.POLLERR) if ev else "timeout", file=out)
+f.seek(0)
+print("read", f.read().split(b"\n")[line].decode(), file=out)
+EOF
+	CG_POLLER=$!
+	CG_HELPERS+=("$CG_POLLER")
+}

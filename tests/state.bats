@@ -34,18 +34,6 @@ crash() {
 	cg_wait_gone "$CG_PID"
 }
 
-# wait_for FILE TEXT: waits up to 20 s for FILE to contain TEXT.
-wait_for() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "$1 never got '$2':" >&2
-	cat "$1" >&2 2>/dev/null
-	return 1
-}
-
 # records BODY...: the lines with their checksums, as cgfused writes them.
 records() {
 	"$CG_PYTHON" -c '
@@ -116,7 +104,7 @@ refused() {
 	mkdir "$MNT/a"
 	"$REUSE_PID" --signal "$MNT/a/tasks" >"$CG_TMP/reuse.out" 2>&1 3>&- &
 	CG_HELPERS+=("$!")
-	wait_for "$CG_TMP/reuse.out" '^[0-9]'
+	cg_wait_for "$CG_TMP/reuse.out" '^[0-9]'
 	reused=$(head -1 "$CG_TMP/reuse.out")
 	sleep 1000 >/dev/null 2>&1 3>&- &
 	gone=$!
@@ -129,7 +117,7 @@ refused() {
 	kill -KILL "$gone"
 	wait "$gone" 2>/dev/null || true
 	kill -USR1 "${CG_HELPERS[0]}"
-	wait_for "$CG_TMP/reuse.out" "reused"
+	cg_wait_for "$CG_TMP/reuse.out" "reused"
 	[ -d "/proc/$reused" ]	# the same PID, another process
 
 	cg_mount -o "state=$STATE"
@@ -163,10 +151,10 @@ while True:
 ' "$CG_TMP/kids" >/dev/null 2>&1 3>&- &
 	p=$!
 	CG_HELPERS+=("$p")
-	wait_for "$CG_TMP/kids" ready	# the handlers are set
+	cg_wait_for "$CG_TMP/kids" ready	# the handlers are set
 	echo "$p" >"$MNT/a/cgroup.procs"
 	kill -USR2 "$p"
-	wait_for "$CG_TMP/kids" zombie
+	cg_wait_for "$CG_TMP/kids" zombie
 	zombie=$(awk '$1 == "zombie" { print $2 }' "$CG_TMP/kids")
 	for ((i = 0; i < 50; i++)); do
 		[[ $(awk '{ print $3 }' "/proc/$zombie/stat") == Z ]] && break
@@ -174,7 +162,7 @@ while True:
 	done
 	crash
 	kill -USR1 "$p"
-	wait_for "$CG_TMP/kids" child
+	cg_wait_for "$CG_TMP/kids" child
 	child=$(awk '$1 == "child" { print $2 }' "$CG_TMP/kids")
 	[[ $(awk '{ print $3 }' "/proc/$zombie/stat") == Z ]]
 
@@ -280,7 +268,7 @@ EOF
 	echo 1 >"$MNT/a/notify_on_release"
 	mkdir "$MNT/a/c"
 	rmdir "$MNT/a/c"
-	wait_for "$CG_TMP/agent.out" /a
+	cg_wait_for "$CG_TMP/agent.out" /a
 	crash
 
 	cg_mount -o "state=$STATE"

@@ -94,26 +94,11 @@ frozen_busy() {
 	local p w
 	cg_sleeper p
 	echo "$p" >"$MNT/a/cgroup.procs"
-	# A poller: reads, says so, then waits up to 20 s for POLLPRI.
-	"$CG_PYTHON" - "$MNT/a/cgroup.events" "$CG_TMP/poll" 3>&- <<'EOF' &
-import select, sys
-f = open(sys.argv[1], "rb", buffering=0)
-out = open(sys.argv[2], "w", buffering=1)
-for _ in range(2):
-    f.seek(0)
-    print("read", f.read().split(b"\n")[1].decode(), file=out)
-    p = select.poll()
-    p.register(f.fileno(), select.POLLPRI)
-    ev = p.poll(20000)
-    print("woke", ev[0][1] & (select.POLLPRI | select.POLLERR) if ev else "timeout", file=out)
-f.seek(0)
-print("read", f.read().split(b"\n")[1].decode(), file=out)
-EOF
-	w=$!
-	CG_HELPERS+=("$w")
-	for ((i = 0; i < 400; i++)); do grep -q 'read frozen 0' "$CG_TMP/poll" 2>/dev/null && break; sleep 0.05; done
+	cg_events_poller "$MNT/a/cgroup.events" "$CG_TMP/poll" 1
+	w=$CG_POLLER
+	cg_wait_for "$CG_TMP/poll" 'read frozen 0'
 	echo 1 >"$MNT/a/cgroup.freeze"
-	for ((i = 0; i < 400; i++)); do grep -q 'read frozen 1' "$CG_TMP/poll" && break; sleep 0.05; done
+	cg_wait_for "$CG_TMP/poll" 'read frozen 1'
 	echo 0 >"$MNT/a/cgroup.freeze"
 	wait "$w"
 	run cat "$CG_TMP/poll"

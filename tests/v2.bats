@@ -14,17 +14,6 @@ teardown() {
 	cg_teardown
 }
 
-# wait_for FILE TEXT: waits up to 20 s for FILE to contain TEXT.
-wait_for() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "$1 never got '$2': $(cat "$1" 2>&1)" >&2
-	return 1
-}
-
 # user_python UID: a python3 the user may run (a version manager's under
 # /root is not).
 user_python() {
@@ -177,30 +166,15 @@ listing() {
 	mkdir -p "$MNT/a/b"
 	[ "$(cat "$MNT/a/b/cgroup.events")" = $'populated 0\nfrozen 0' ]
 	[ "$(cg_write "$MNT/a/cgroup.events" 1)" = "$E_INVAL" ]
-	# A poller: reads, says so, then waits up to 20 s for POLLPRI.
-	"$CG_PYTHON" - "$MNT/a/cgroup.events" "$CG_TMP/poll" 3>&- <<'EOF' &
-import select, sys
-f = open(sys.argv[1], "rb", buffering=0)
-out = open(sys.argv[2], "w", buffering=1)
-for _ in range(2):
-    f.seek(0)
-    print("read", f.read().split(b"\n")[0].decode(), file=out)
-    p = select.poll()
-    p.register(f.fileno(), select.POLLPRI)
-    ev = p.poll(20000)
-    print("woke", ev[0][1] & (select.POLLPRI | select.POLLERR) if ev else "timeout", file=out)
-f.seek(0)
-print("read", f.read().split(b"\n")[0].decode(), file=out)
-EOF
-	w=$!
-	CG_HELPERS+=("$w")
-	wait_for "$CG_TMP/poll" "read populated 0"
+	cg_events_poller "$MNT/a/cgroup.events" "$CG_TMP/poll" 0
+	w=$CG_POLLER
+	cg_wait_for "$CG_TMP/poll" "read populated 0"
 	cg_sleeper p
 	echo "$p" >"$MNT/a/b/cgroup.procs"
-	wait_for "$CG_TMP/poll" "read populated 1"
+	cg_wait_for "$CG_TMP/poll" "read populated 1"
 	[ "$(cat "$MNT/a/cgroup.events")" = $'populated 1\nfrozen 0' ]
 	kill "$p"
-	wait_for "$CG_TMP/poll" "read populated 0"
+	cg_wait_for "$CG_TMP/poll" "read populated 0"
 	wait "$w"
 	[ "$(grep -c '^woke 10$' "$CG_TMP/poll")" -eq 2 ]
 }
@@ -256,7 +230,7 @@ nr_dying_subsys_pids 0" ]
 	echo "$l" >"$MNT/a/b/cgroup.procs"
 	echo "$q" >"$MNT/c/cgroup.procs"
 	echo 1 >"$MNT/a/cgroup.kill"
-	wait_for "$MNT/a/cgroup.events" "populated 0"
+	cg_wait_for "$MNT/a/cgroup.events" "populated 0"
 	cg_wait_gone "$p"
 	cg_wait_gone "$l"
 	[ -z "$(cat "$MNT/a/b/cgroup.procs")" ]
