@@ -262,11 +262,12 @@ wait_policy() {
 	assert_equal "$(policy "$a")" 0
 }
 
-# idle_then_killed VAR: a sleeper in g made SCHED_IDLE by cpu.idle 1 (its
-# PID in VAR), then kill -9 of the daemon, which gives nothing back.
+# idle_then_killed VAR [PID]: a sleeper (or process PID) in g made
+# SCHED_IDLE by cpu.idle 1 (its PID in VAR), then kill -9 of the daemon,
+# which gives nothing back.
 idle_then_killed() {
-	local m
-	cg_sleeper m
+	local m=${2:-}
+	[[ -n $m ]] || cg_sleeper m
 	echo "$m" >"$MNT/g/cgroup.procs"
 	echo 1 >"$MNT/g/cpu.idle"
 	wait_policy "$m" 5
@@ -294,6 +295,53 @@ idle_then_killed() {
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
 	[ ! -e "$STATE.idle" ]
+}
+
+# idle_child_then_killed VAR CHILD: a member of g made SCHED_IDLE (its PID
+# in VAR), kill -9 of the daemon, then the member forks a sleep (its PID
+# in CHILD), which inherits SCHED_IDLE and is on no record.
+idle_child_then_killed() {
+	local member c fifo=$CG_TMP/go pidf=$CG_TMP/child.pid end
+	mkfifo "$fifo"
+	# Forks a sleep once told (blocked opening the fifo until then).
+	bash -c 'read -r _ <"$1"; sleep 1000 & echo $! >"$2"; wait' _ "$fifo" "$pidf" \
+		>/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	idle_then_killed member "$!"
+	echo go >"$fifo"
+	end=$((SECONDS + 20))
+	while [[ ! -s $pidf ]] && ((SECONDS < end)); do sleep 0.05; done
+	c=$(<"$pidf")
+	CG_HELPERS+=("$c")
+	assert_equal "$(policy "$c")" 5
+	run grep -c "^i $c " "$STATE.idle"
+	assert_output 0
+	printf -v "$1" %s "$member"
+	printf -v "$2" %s "$c"
+}
+
+@test "after kill -9, a restart without the idle group gives SCHED_OTHER back to a child an idle thread forked meanwhile" {
+	local a child
+	idle_child_then_killed a child
+	rm -f "$STATE" "$STATE".log*
+	cg_mount -o "state=$STATE"
+	wait_policy "$a" 0
+	wait_policy "$child" 0
+}
+
+@test "after kill -9, a restart that keeps the group idle keeps a child an idle thread forked meanwhile, and gives it back at cpu.idle 0" {
+	local a child
+	idle_child_then_killed a child
+	cg_mount -o "state=$STATE"
+	# The child joins its parent's group, and is this daemon's.
+	run grep -x "$child" "$MNT/g/cgroup.procs"
+	assert_success
+	run grep -x 'idle_threads 2' "$MNT/cgfused.stat"
+	assert_success
+	assert_equal "$(policy "$child")" 5
+	echo 0 >"$MNT/g/cpu.idle"
+	wait_policy "$a" 0
+	wait_policy "$child" 0
 }
 
 @test "after kill -9, a restart with no cpu controller gives SCHED_OTHER back too" {

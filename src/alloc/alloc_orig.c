@@ -246,6 +246,16 @@ void alloc_orig_idle_leftovers(struct alloc_orig *o, GArray *idle)
 	g_hash_table_remove_all(o->left_idle);
 }
 
+void alloc_orig_idle_left(const struct alloc_orig *o, GArray *idle)
+{
+	GHashTableIter iter;
+	struct orig_idle *id;
+
+	g_hash_table_iter_init(&iter, o->left_idle);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&id))
+		g_array_append_val(idle, *id);
+}
+
 void alloc_orig_add_task(struct alloc_orig *o, const struct orig_task *t)
 {
 	append_task(o->buf, t);

@@ -75,6 +75,9 @@ bool alloc_orig_has_leftovers(const struct alloc_orig *o);
  * the rest (struct orig_idle) appended to an array. */
 bool alloc_orig_take_idle(struct alloc_orig *o, pid_t tid, uint64_t ino);
 void alloc_orig_idle_leftovers(struct alloc_orig *o, GArray *idle);
+/* Every thread made idle the last daemon left and this one did not take
+ * yet (struct orig_idle), appended; nothing is taken. */
+void alloc_orig_idle_left(const struct alloc_orig *o, GArray *idle);
 
 /* Records, written at the next flush. */
 void alloc_orig_add_task(struct alloc_orig *o, const struct orig_task *t);

@@ -242,6 +242,95 @@ static void give_back_leftovers(struct kfacade *kf, struct alloc_orig *o)
 	g_array_unref(left);
 }
 
+/* ---- children forked while no daemon ran -------------------------------- */
+
+/* Thread tid, of a process forked (maybe through others) by a thread the
+ * last daemon made idle: if SCHED_IDLE (inherited while no daemon ran, or
+ * chosen by its program: nothing tells), kept (into kept: tid -> ino)
+ * when it is a member of an idle group (keep: tid -> ino), else given
+ * SCHED_OTHER back if this daemon may manage it. */
+static void settle_child(struct kfacade *kf, pid_t tid, GHashTable *keep, GHashTable *kept)
+{
+	struct task_ident id;
+	gpointer ino;
+	int policy;
+
+	if (kf->ops->task_open(kf, tid, &id) < 0)
+		return;
+	if (kf->ops->get_policy(kf, tid, &policy) == 0 && policy == SCHED_IDLE) {
+		if (keep && g_hash_table_lookup_extended(keep, GINT_TO_POINTER(tid), NULL, &ino) &&
+		    GPOINTER_TO_SIZE(ino) == id.ino)
+			g_hash_table_insert(kept, GINT_TO_POINTER(tid), GSIZE_TO_POINTER(id.ino));
+		else if (kf->ops->may_manage(kf, tid) == 0)
+			kf->ops->set_policy(kf, tid, SCHED_OTHER);
+	}
+	kf->ops->task_close(kf, &id);
+}
+
+/* At a restart: the threads of the processes that the last daemon's
+ * recorded threads (still there, the same) forked, and recursively of
+ * theirs, settled (settle_child). The recorded threads themselves are
+ * left to the records. A /proc walk: never under the core lock. */
+static void settle_children(struct kfacade *kf, struct alloc_orig *o, GHashTable *keep,
+			    GHashTable *kept)
+{
+	GArray *left = g_array_new(FALSE, FALSE, sizeof(struct orig_idle));
+	GArray *queue = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	GArray *procs = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+	GHashTable *seen = g_hash_table_new(NULL, NULL);
+
+	alloc_orig_idle_left(o, left);
+	for (guint i = 0; i < left->len; i++) {
+		const struct orig_idle *l = &g_array_index(left, struct orig_idle, i);
+		struct task_ident id = { l->ino, 0 };
+
+		if (kf->ops->task_alive(kf, l->tid, &id)) {
+			g_hash_table_add(seen, GINT_TO_POINTER(l->tid));
+			g_array_append_val(queue, l->tid);
+		}
+	}
+	/* queue grows as it is walked: each thread met, once. */
+	for (guint q = 0; q < queue->len; q++) {
+		g_array_set_size(procs, 0);
+		kf->ops->task_children(kf, g_array_index(queue, pid_t, q), procs);
+		for (guint p = 0; p < procs->len; p++) {
+			g_array_set_size(tids, 0);
+			kf->ops->thread_ids(kf, g_array_index(procs, pid_t, p), tids);
+			for (guint t = 0; t < tids->len; t++) {
+				pid_t tid = g_array_index(tids, pid_t, t);
+
+				if (!g_hash_table_add(seen, GINT_TO_POINTER(tid)))
+					continue;
+				settle_child(kf, tid, keep, kept);
+				g_array_append_val(queue, tid);
+			}
+		}
+	}
+	g_hash_table_unref(seen);
+	g_array_unref(tids);
+	g_array_unref(procs);
+	g_array_unref(queue);
+	g_array_unref(left);
+}
+
+/* Before the first pass takes the records: the children kept idle are
+ * taken as born of ours (make_idle records them), the others given back. */
+static void settle_first_children(struct idle_enforcer *ie, GHashTable *keep)
+{
+	GHashTable *kept = g_hash_table_new(NULL, NULL);
+	GHashTableIter iter;
+	gpointer tid, ino;
+
+	settle_children(ie->core->kf, ie->orig, keep, kept);
+	g_mutex_lock(&ie->lock);
+	g_hash_table_iter_init(&iter, kept);
+	while (g_hash_table_iter_next(&iter, &tid, &ino))
+		g_hash_table_insert(ie->born, tid, ino);
+	g_mutex_unlock(&ie->lock);
+	g_hash_table_unref(kept);
+}
+
 /* After a pass: the leftovers after the first, the records written (anew
  * when the file holds mostly forgotten lines). */
 static void end_originals(struct idle_enforcer *ie)
@@ -281,6 +370,7 @@ bool idle_give_back_file(struct kfacade *kf, const char *state, const char *boot
 
 	if (!o)
 		return false;
+	settle_children(kf, o, NULL, NULL);
 	give_back_leftovers(kf, o);
 	alloc_orig_close(o, true);
 	return true;
@@ -317,9 +407,15 @@ void idle_pass(struct idle_enforcer *ie)
 	copy_wanted(ie);
 	for (guint i = 0; i < ie->want->len; i++) {
 		const struct idle_member *m = &g_array_index(ie->want, struct idle_member, i);
-		struct idle_member *had;
 
 		g_hash_table_insert(keep, GINT_TO_POINTER(m->tid), GSIZE_TO_POINTER(m->ident.ino));
+	}
+	if (ie->orig && !ie->first_done)
+		settle_first_children(ie, keep);
+	for (guint i = 0; i < ie->want->len; i++) {
+		const struct idle_member *m = &g_array_index(ie->want, struct idle_member, i);
+		struct idle_member *had;
+
 		g_mutex_lock(&ie->lock);
 		had = g_hash_table_lookup(ie->set, GINT_TO_POINTER(m->tid));
 		g_mutex_unlock(&ie->lock);

@@ -29,12 +29,14 @@ struct idle_enforcer *idle_enforcer_new(struct cg_core *core);
  * before it changes them, so that a daemon started after a kill -9 takes
  * them: the first pass keeps those still in idle groups and gives
  * SCHED_OTHER back to the others (the same thread, by its pidfs inode,
- * and still SCHED_IDLE). Before the passes; false and err if the file is
- * refused. */
+ * and still SCHED_IDLE); the SCHED_IDLE threads of the processes they
+ * forked meanwhile (recursively) likewise. Before the passes; false and
+ * err if the file is refused. */
 bool idle_keep_originals(struct idle_enforcer *ie, const char *state, const char *boot_id,
 			 GError **err);
 /* With no enforcer (no hierarchy has cpu): what the last daemon left in
- * STATE.idle given back now, and the file removed. */
+ * STATE.idle, and the idle children those threads forked, given back
+ * now, and the file removed. */
 bool idle_give_back_file(struct kfacade *kf, const char *state, const char *boot_id,
 			 GError **err);
 /* Unsubscribes and frees, after idle_release_all(); the file removed if

@@ -162,6 +162,11 @@ struct kfacade_ops {
 	 * -errno (-ESRCH once the thread is gone). */
 	int (*get_policy)(struct kfacade *kf, pid_t tid, int *policy);
 	int (*set_policy)(struct kfacade *kf, pid_t tid, int policy);
+	/* The processes thread tid forked that are still its children
+	 * (/proc/TID/task/TID/children: a child whose forking thread exited
+	 * is reparented, and no longer listed): their ids appended. 0 or
+	 * -errno (-ESRCH once the thread is gone). */
+	int (*task_children)(struct kfacade *kf, pid_t tid, GArray *pids);
 };
 
 struct kfacade {

@@ -305,6 +305,42 @@ static int linux_thread_ids(struct kfacade *kf, pid_t tid, GArray *tids)
 	return list_ids(path, tids);
 }
 
+/* The first line of /proc/TID/task/TID/children: child PIDs, spaces
+ * between. */
+static int linux_task_children(struct kfacade *kf, pid_t tid, GArray *pids)
+{
+	char path[64], buf[4096], *p, *end;
+	GString *data = g_string_new(NULL);
+	ssize_t n;
+	int fd, ret = 0;
+
+	(void)kf;
+	if (tid <= 0)
+		return -ESRCH;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", tid, tid);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		g_string_append_len(data, buf, n);
+	if (n < 0)
+		ret = -errno;
+	close(fd);
+	for (p = data->str; ret == 0; p = end) {
+		long id = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (id > 0) {
+			pid_t pid = (pid_t)id;
+
+			g_array_append_val(pids, pid);
+		}
+	}
+	g_string_free(data, TRUE);
+	return ret;
+}
+
 static int linux_all_tasks(struct kfacade *kf, GArray *ids, bool procs)
 {
 	GArray *pids;
@@ -452,6 +488,7 @@ static const struct kfacade_ops linux_ops = {
 	.trace_thaw = ktrace_thaw,
 	.get_policy = ksched_get_policy,
 	.set_policy = ksched_set_policy,
+	.task_children = linux_task_children,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */

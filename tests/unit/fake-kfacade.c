@@ -583,6 +583,28 @@ static int fake_set_policy(struct kfacade *kf, pid_t tid, int policy)
 	return t ? 0 : -ESRCH;
 }
 
+/* As /proc/TID/task/TID/children: the processes thread tid forked (a
+ * fake process's ppid is its forking thread). */
+static int fake_task_children(struct kfacade *kf, pid_t tid, GArray *pids)
+{
+	struct fake_kf *fk = to_fake(kf);
+	GHashTableIter iter;
+	struct fake_thread *t;
+	int ret = -ESRCH;
+
+	count_sys_call(fk);
+	g_mutex_lock(&fk->lock);
+	if (lookup_locked(fk, tid)) {
+		ret = 0;
+		g_hash_table_iter_init(&iter, fk->threads);
+		while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+			if (t->ppid == tid && t->tid == t->tgid)
+				g_array_append_val(pids, t->tid);
+	}
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
@@ -616,6 +638,7 @@ static const struct kfacade_ops fake_ops = {
 	.trace_thaw = fake_trace_thaw,
 	.get_policy = fake_get_policy,
 	.set_policy = fake_set_policy,
+	.task_children = fake_task_children,
 };
 
 struct fake_kf *fake_kf_new(void)

@@ -125,8 +125,8 @@ void fake_kf_set_own_policy(struct fake_kf *fk, pid_t tid, int policy);
 
 /* How many calls so far were of those the real facade makes system calls
  * or /proc reads for (task_open, task_events, task_alive, task_kill,
- * thread_ids, all_tasks, task_cputime, process_cputime, task_origin): what
- * must not happen under the core lock. */
+ * thread_ids, all_tasks, task_cputime, process_cputime, task_origin,
+ * task_children): what must not happen under the core lock. */
 unsigned fake_kf_sys_calls(struct fake_kf *fk);
 
 /* The identity (inode) of the live thread tid, 0 if none. */

@@ -373,6 +373,42 @@ static void test_idle(void)
 	teardown(&e, qe);
 }
 
+/* A state's place in a directory of its own, and its STATE.idle. */
+struct idle_files {
+	char *dir, *state, *file;
+};
+
+static void idle_files_make(struct idle_files *f)
+{
+	GError *err = NULL;
+
+	f->dir = g_dir_make_tmp("test-quota-XXXXXX", &err);
+	g_assert_no_error(err);
+	f->state = g_build_filename(f->dir, "s.state", NULL);
+	f->file = g_strconcat(f->state, ".idle", NULL);
+}
+
+/* At the end: no file left (nothing left to give back), all removed. */
+static void idle_files_done(struct idle_files *f)
+{
+	g_assert_false(g_file_test(f->file, G_FILE_TEST_EXISTS));
+	g_assert_cmpint(g_rmdir(f->dir), ==, 0);
+	g_free(f->file);
+	g_free(f->state);
+	g_free(f->dir);
+}
+
+/* An idle enforcer that records what it makes idle beside state. */
+static struct idle_enforcer *idle_on_file(struct env *e, const char *state)
+{
+	struct idle_enforcer *ie = idle_enforcer_new(e->core);
+	GError *err = NULL;
+
+	g_assert_true(idle_keep_originals(ie, state, "boot-1", &err));
+	g_assert_no_error(err);
+	return ie;
+}
+
 /* What a daemon killed with kill -9 made idle (its STATE.idle as it left
  * it): the next one keeps the threads still in idle groups, gives the
  * others SCHED_OTHER back, and touches no thread whose identity differs. */
@@ -381,18 +417,14 @@ static void test_idle_after_crash(void)
 	struct quota_enforcer *qe;
 	struct idle_enforcer *ie;
 	struct env e;
-	GError *err = NULL;
-	char *dir = g_dir_make_tmp("test-quota-XXXXXX", &err);
-	char *state = g_build_filename(dir, "s.state", NULL);
-	char *file = g_strconcat(state, ".idle", NULL), *bad;
+	struct idle_files fs;
+	char *bad;
 	uint64_t g, c;
 	FILE *f;
 
-	g_assert_no_error(err);
+	idle_files_make(&fs);
 	setup(&e, &qe);
-	ie = idle_enforcer_new(e.core);
-	g_assert_true(idle_keep_originals(ie, state, "boot-1", &err));
-	g_assert_no_error(err);
+	ie = idle_on_file(&e, fs.state);
 	g = mkdir_ok(&e, e.top[0], "g");
 	c = mkdir_ok(&e, g, "c");
 	wr_ok(&e, c, "cgroup.procs", "100");
@@ -401,20 +433,21 @@ static void test_idle_after_crash(void)
 	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_IDLE);
 	/* kill -9: nothing given back, the file as it was. */
 	idle_enforcer_free(ie);
-	g_assert_true(g_file_test(file, G_FILE_TEST_EXISTS));
-	/* A thread of the same id but another identity, and lines that mean
-	 * nothing: not acted on. */
-	fake_kf_fork(e.fk, 100, 300, 300);
+	g_assert_true(g_file_test(fs.file, G_FILE_TEST_EXISTS));
+	/* A thread of the same id but another identity (idle of its own, no
+	 * child of a recorded one), and lines that mean nothing: not acted
+	 * on. */
+	fake_kf_add_process(e.fk, 300, 1);
+	fake_kf_set_own_policy(e.fk, 300, SCHED_IDLE);
 	wr_ok(&e, e.top[0], "cgroup.procs", "300");
 	bad = g_strdup_printf("i 300 %" G_GUINT64_FORMAT "\ni x 1\nt 1 1 0 0\n",
 			      fake_kf_ino(e.fk, 300) + 1);
-	g_assert_nonnull(f = fopen(file, "a"));
+	g_assert_nonnull(f = fopen(fs.file, "a"));
 	fputs(bad, f);
 	fclose(f);
 	/* 101 left the idle group meanwhile. */
 	wr_ok(&e, e.top[0], "tasks", "101");
-	ie = idle_enforcer_new(e.core);
-	g_assert_true(idle_keep_originals(ie, state, "boot-1", &err));
+	ie = idle_on_file(&e, fs.state);
 	idle_pass(ie);
 	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_IDLE);
 	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_OTHER);
@@ -428,13 +461,75 @@ static void test_idle_after_crash(void)
 	/* A clean stop with nothing left: no file. */
 	idle_release_all(ie);
 	idle_enforcer_free(ie);
-	g_assert_false(g_file_test(file, G_FILE_TEST_EXISTS));
-	g_assert_cmpint(g_rmdir(dir), ==, 0);
+	idle_files_done(&fs);
 	teardown(&e, qe);
 	g_free(bad);
-	g_free(file);
-	g_free(state);
-	g_free(dir);
+}
+
+/* Children forked while no daemon ran by threads the last one made idle
+ * inherited SCHED_IDLE and are on no record: the restart walks the
+ * recorded threads' children (and theirs, every thread of each), keeps
+ * those in idle groups as its own, gives the other idle ones SCHED_OTHER
+ * back, and leaves a child of another policy as it is; the same without
+ * the cpu controller (idle_give_back_file). */
+static void test_idle_children_after_crash(void)
+{
+	struct quota_enforcer *qe;
+	struct idle_enforcer *ie;
+	struct env e;
+	struct idle_files fs;
+	GError *err = NULL;
+	uint64_t g;
+
+	idle_files_make(&fs);
+	setup(&e, &qe);
+	ie = idle_on_file(&e, fs.state);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "cgroup.procs", "100");
+	wr_ok(&e, g, "cpu.idle", "1");
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 101), ==, SCHED_IDLE);
+	idle_enforcer_free(ie);		/* kill -9 */
+	/* No daemon: 100 forks 400, which forks 500 (two threads); 100 forks
+	 * 600, which chooses SCHED_BATCH; they are moved out of g. 101 forks
+	 * 700, which stays in g. 200, idle by its own choice, is no child. */
+	fake_kf_fork(e.fk, 100, 400, 400);
+	fake_kf_fork(e.fk, 400, 500, 500);
+	fake_kf_fork(e.fk, 500, 501, 500);
+	fake_kf_fork(e.fk, 100, 600, 600);
+	fake_kf_set_own_policy(e.fk, 600, SCHED_BATCH);
+	fake_kf_fork(e.fk, 101, 700, 700);
+	fake_kf_set_own_policy(e.fk, P200, SCHED_IDLE);
+	wr_ok(&e, e.top[0], "cgroup.procs", "400");
+	wr_ok(&e, e.top[0], "cgroup.procs", "500");
+	wr_ok(&e, e.top[0], "cgroup.procs", "600");
+	for (pid_t t = 400; t <= 700; t += 100)
+		g_assert_cmpint(fake_kf_policy(e.fk, t), ==, t == 600 ? SCHED_BATCH : SCHED_IDLE);
+	g_assert_cmpint(fake_kf_policy(e.fk, 501), ==, SCHED_IDLE);
+	ie = idle_on_file(&e, fs.state);
+	idle_pass(ie);
+	g_assert_cmpint(fake_kf_policy(e.fk, 400), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 500), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 501), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 600), ==, SCHED_BATCH);
+	g_assert_cmpint(fake_kf_policy(e.fk, 700), ==, SCHED_IDLE);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_IDLE);
+	/* 700 is this daemon's (on file too): 100, 101, 700. */
+	g_assert_cmpuint(idle_nr_threads(ie), ==, 3);
+	idle_enforcer_free(ie);		/* kill -9 again */
+	/* 700 forks 800 meanwhile; a restart without the cpu controller gives
+	 * all back: 700 on file, 800 its child. */
+	fake_kf_fork(e.fk, 700, 800, 800);
+	g_assert_cmpint(fake_kf_policy(e.fk, 800), ==, SCHED_IDLE);
+	g_assert_true(idle_give_back_file(fake_kf_facade(e.fk), fs.state, "boot-1", &err));
+	g_assert_no_error(err);
+	g_assert_cmpint(fake_kf_policy(e.fk, 100), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 700), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 800), ==, SCHED_OTHER);
+	g_assert_cmpint(fake_kf_policy(e.fk, 600), ==, SCHED_BATCH);
+	g_assert_cmpint(fake_kf_policy(e.fk, P200), ==, SCHED_IDLE);
+	idle_files_done(&fs);
+	teardown(&e, qe);
 }
 
 int main(int argc, char **argv)
@@ -449,5 +544,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/quota/settings-and-release", test_settings_and_release);
 	g_test_add_func("/quota/idle", test_idle);
 	g_test_add_func("/quota/idle-after-crash", test_idle_after_crash);
+	g_test_add_func("/quota/idle-children-after-crash", test_idle_children_after_crash);
 	return g_test_run();
 }
