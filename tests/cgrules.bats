@@ -40,18 +40,6 @@ start() {
 	printf -v "$var" %s "$!"
 }
 
-# placed PID FILE: waits up to 20 s for PID to be listed in FILE.
-placed() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -qx "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "$1 never came into $2; it is in:" >&2
-	grep -rlx "$1" "$MNT" --include=cgroup.procs >&2
-	return 1
-}
-
 @test "a process is placed when it execs, by its command name, in the hierarchies its rule names" {
 	rules "# a comment
 *:$CMD  cpu  /placed"
@@ -59,7 +47,7 @@ placed() {
 	mkdir "$MNT/cpu,cpuacct/placed" "$MNT/cpuset/placed"
 	local p
 	start p
-	placed "$p" "$MNT/cpu,cpuacct/placed/cgroup.procs"
+	cg_placed "$p" "$MNT/cpu,cpuacct/placed/cgroup.procs"
 	# Not in the hierarchy the rule does not name.
 	run grep -x "$p" "$MNT/cpuset/placed/cgroup.procs"
 	assert_failure
@@ -81,10 +69,10 @@ placed() {
 	local n r
 	start n setpriv --reuid=nobody --regid=nogroup --clear-groups
 	start r
-	placed "$n" "$MNT/cpu,cpuacct/nobody/cgroup.procs"
-	placed "$n" "$MNT/cpuset/nobody-set/cgroup.procs"
-	placed "$r" "$MNT/cpu,cpuacct/others/cgroup.procs"
-	placed "$r" "$MNT/cpuset/others/cgroup.procs"
+	cg_placed "$n" "$MNT/cpu,cpuacct/nobody/cgroup.procs"
+	cg_placed "$n" "$MNT/cpuset/nobody-set/cgroup.procs"
+	cg_placed "$r" "$MNT/cpu,cpuacct/others/cgroup.procs"
+	cg_placed "$r" "$MNT/cpuset/others/cgroup.procs"
 	# The later rule did not apply to nobody's process.
 	run cat "$MNT/cpu,cpuacct/others/cgroup.procs"
 	refute_line "$n"
@@ -101,18 +89,18 @@ placed() {
 	mkdir "$MNT/by-path" "$MNT/script"
 	local p s
 	start p
-	placed "$p" "$MNT/by-path/cgroup.procs"
+	cg_placed "$p" "$MNT/by-path/cgroup.procs"
 	# Its executable is the shell; its command name is the script's.
 	"$script" >/dev/null 2>&1 3>&- &
 	s=$!
 	CG_HELPERS+=("$s")
-	placed "$s" "$MNT/script/cgroup.procs"
+	cg_placed "$s" "$MNT/script/cgroup.procs"
 	rules "@nogroup:$CMD  cpu  /group"
 	mkdir "$MNT/group"
 	kill -HUP "$CG_PID"
 	wait_log "rules: $RULES reloaded: 1 rules"
 	start p setpriv --reuid=nobody --regid=nogroup --clear-groups
-	placed "$p" "$MNT/group/cgroup.procs"
+	cg_placed "$p" "$MNT/group/cgroup.procs"
 }
 
 # wait_log TEXT: the daemon's log says TEXT (up to 20 s).
@@ -138,7 +126,7 @@ wait_log() {
 		sleep 0.05
 	done
 	start p "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" -g cpu:/mine
-	placed "$p" "$MNT/placed/cgroup.procs"
+	cg_placed "$p" "$MNT/placed/cgroup.procs"
 	# The sticky one's exec came first: had a rule moved it, it would be
 	# done by the time the later one's was.
 	grep -qx "$s" "$MNT/mine/cgroup.procs"
@@ -156,20 +144,20 @@ wait_log() {
 	kill -HUP "$CG_PID"
 	wait_log "rules: $RULES reloaded: 1 rules"
 	start p
-	placed "$p" "$MNT/b/cgroup.procs"
+	cg_placed "$p" "$MNT/b/cgroup.procs"
 	# Writable by others: refused, /b stays.
 	rules "*:$CMD  cpu  /a"
 	chmod 666 "$RULES"
 	kill -HUP "$CG_PID"
 	wait_log "rules $RULES refused: it is writable by its group or others; the rules before stay"
 	start p
-	placed "$p" "$MNT/b/cgroup.procs"
+	cg_placed "$p" "$MNT/b/cgroup.procs"
 	# A line that is wrong: likewise, saying where.
 	rules "*:$CMD  cpu"
 	kill -HUP "$CG_PID"
 	wait_log "rules: $RULES:1: a rule is USER[:PROCESS] CONTROLLERS DESTINATION; the rules before stay"
 	start p
-	placed "$p" "$MNT/b/cgroup.procs"
+	cg_placed "$p" "$MNT/b/cgroup.procs"
 }
 
 @test "a rules file that is a link, writable by others, wrong or missing stops the start" {
@@ -208,6 +196,6 @@ wait_log() {
 	# Once the group is there, the next exec is placed.
 	mkdir "$MNT/nowhere"
 	start p
-	placed "$p" "$MNT/nowhere/cgroup.procs"
+	cg_placed "$p" "$MNT/nowhere/cgroup.procs"
 	wait_log "rules: line 1, moving into /nowhere works again, after 2 failures"
 }

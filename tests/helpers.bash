@@ -440,3 +440,16 @@ EOF
 	CG_POLLER=$!
 	CG_HELPERS+=("$CG_POLLER")
 }
+
+# cg_placed PID FILE: up to 20 s for PID to be listed in FILE; says in
+# which cgroup.procs of the mount it is if it never is.
+cg_placed() {
+	local i
+	for ((i = 0; i < 400; i++)); do
+		grep -qx "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	echo "$1 never came into $2; it is in:" >&2
+	grep -rlx "$1" "$MNT" --include=cgroup.procs >&2
+	return 1
+}

@@ -93,18 +93,8 @@ cpu.weight=200|cpu.weight: no such control file in [/build]'; do
 	"$BIN/$CMD" 1000 >/dev/null 2>&1 3>&- &
 	p=$!
 	CG_HELPERS+=("$p")
-	placed "$p" "$MNT/placed/cgroup.procs"
+	cg_placed "$p" "$MNT/placed/cgroup.procs"
 	# Exec'd before p, so looked at before it: left in the root.
 	grep -qx "$q" "$MNT/cgroup.procs"
 }
 
-# placed PID FILE: waits up to 20 s for PID to be listed in FILE.
-placed() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -qx "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	echo "$1 never came into $2" >&2
-	return 1
-}
