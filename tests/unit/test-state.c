@@ -578,10 +578,14 @@ static void crash_child(struct st_env *s, const char *step)
 		_exit(4);
 	if (write(crash_go[1], "g", 1) != 1)
 		_exit(5);
-	/* Until the switch (never, if it dies while building). */
+	/* Until the switch (never, if it dies while building). A pause
+	 * between writes lets the sync thread build: under valgrind, which
+	 * runs one thread at a time, a writer that never sleeps wrote
+	 * millions of records (500 MB of log) before the build could end. */
 	do {
 		before = state_log_records(s->st);
 		wr_ok(&s->e, a, "cpu.shares", before % 2 ? "1024" : "2048");
+		g_usleep(200);
 	} while (state_log_records(s->st) > before);
 	crash_after_switch(s, a);
 	if (g_test_failed())
