@@ -157,6 +157,7 @@ struct allocator {
 	bool cpus_changed, departed;
 	unsigned full_rotation;		/* a departure's walk not before it */
 	guint sweep_pos, sweep_left;	/* slots left in the sweep's round */
+	unsigned sweep_round;
 	bool sessions_stale;		/* check_sessions before weighing sessions */
 	bool dithering;			/* the last placing dithers in time */
 	bool sessions_weighed;		/* ... and weighs sessions against each other */
@@ -1322,12 +1323,33 @@ static void place_tasks(struct allocator *a, bool full)
 	end_autogroup_pass(a, full);
 }
 
+/* A sleeper weighed alone (the sweep), at the scale its session's last
+ * mapping chose: what its group's sleepers were given in this round so
+ * far beyond their targets is taken off its own (error diffusion), so
+ * that the group's total comes out as a bucket's would (three threads
+ * at nice 6 and one at 7 for four of weight 256, not four at 6). */
+static void sweep_nice(struct allocator *a, struct task_sched *s)
+{
+	struct autogroup *ag = g_hash_table_lookup(a->autogroups,
+						   GINT_TO_POINTER(task_autogroup(s)));
+	double scale = ag ? ag->scale : 1, aim;
+	struct alloc_group *g = s->group;
+
+	if (g->sweep_round != a->sweep_round) {
+		g->sweep_round = a->sweep_round;
+		g->sweep_debt = 0;
+	}
+	aim = MAX(alloc_task_weight(&a->groups, s) - g->sweep_debt, 1e-9);
+	apply_nice(a, s, nice_map_one(aim, floor_nice(a, s), scale));
+	if (s->nice != NICE_UNKNOWN)
+		g->sweep_debt = nice_to_weight(s->nice) / scale - aim;
+}
+
 /* Keeps the sleepers that no placing walked within a nice step of their
  * targets, and their affinities in their cpusets, after a change that
  * may have moved them (a group made, removed or given other shares, a
  * thread moved in or out of theirs): SWEEP_WALK slots of the table a
- * pass, until a whole round went by with no new change. Each is weighed
- * alone, at the scale its session's last mapping chose. */
+ * pass, until a whole round went by with no new change. */
 static void sweep_sleepers(struct allocator *a)
 {
 	guint slots = tidmap_slots(a->tasks), pos, end;
@@ -1346,13 +1368,8 @@ static void sweep_sleepers(struct allocator *a)
 			continue;
 		breathe_step(a);
 		a->st.swept++;
-		if (s->group && s->seen && !s->exited) {
-			struct autogroup *ag = g_hash_table_lookup(a->autogroups,
-								   GINT_TO_POINTER(task_autogroup(s)));
-
-			apply_nice(a, s, nice_map_one(alloc_task_weight(&a->groups, s),
-						      floor_nice(a, s), ag ? ag->scale : 1));
-		}
+		if (s->group && s->seen && !s->exited)
+			sweep_nice(a, s);
 		place_rest(a, s);
 	}
 }
@@ -1538,8 +1555,10 @@ void alloc_pass(struct allocator *a, bool sample)
 	 * cpuset's CPUs changed, or after threads left (at most once in
 	 * DEPART_PASSES sampled passes). */
 	a->sessions_stale |= reconcile;
-	if (placing || a->changed)
+	if (placing || a->changed) {
 		a->sweep_left = tidmap_slots(a->tasks);	/* a new round */
+		a->sweep_round++;
+	}
 	bool full = a->cpus_changed || (a->departed && a->rotation >= a->full_rotation);
 
 	if (placing || a->changed || a->dithering || (reconcile && a->sessions_weighed) || full) {

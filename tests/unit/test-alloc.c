@@ -1263,6 +1263,37 @@ static void test_sweep_keeps_sleepers_near(void)
 	g_free(names);
 }
 
+/* Sleepers swept one by one still add up to their group's weight: four
+ * of weight 256 each (between nice 6, 272, and 7, 215) get three 6s and
+ * a 7 (1031), not four 6s (1088). */
+static void test_sweep_keeps_group_total(void)
+{
+	struct env e;
+	const struct group q = { "Q", 500, 4, 0 };
+	int nice[7 + 1] = { 0 };
+
+	setup(&e);
+	make_groups(&e, &q, 1);
+	wr_ok(&e, group_id(&e, "Q"), "cpu.shares", "4096");
+	for (int i = 0; i < 5; i++)
+		run_period(&e, &q, 1);
+	for (pid_t k = 0; k < 4; k++)
+		g_assert_cmpint(fake_kf_nice(e.fk, 500 + k), ==, 0);
+	wr_ok(&e, group_id(&e, "Q"), "cpu.shares", "1024");
+	for (int i = 0; i < 3; i++)
+		run_period(&e, &q, 1);
+	for (pid_t k = 0; k < 4; k++) {
+		int n = fake_kf_nice(e.fk, 500 + k);
+
+		g_assert_true(n == 6 || n == 7);
+		nice[n]++;
+	}
+	g_assert_cmpint(nice[6], ==, 3);
+	g_assert_cmpint(nice[7], ==, 1);
+	teardown(&e);
+}
+
+
 /* A group and a thread marked for the next copy, then removed, or gone,
  * before it: the copy says so, and nothing is asked of the gone thread. */
 static void test_view_marked_then_gone(void)
@@ -1591,5 +1622,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/pass/sleepers-do-not-dither", test_sleepers_do_not_dither);
 	g_test_add_func("/alloc/pass/placing-walks-what-changed", test_placing_walks_what_changed);
 	g_test_add_func("/alloc/pass/sweep-keeps-sleepers-near", test_sweep_keeps_sleepers_near);
+	g_test_add_func("/alloc/pass/sweep-keeps-group-total", test_sweep_keeps_group_total);
 	return g_test_run();
 }
