@@ -539,6 +539,23 @@ check_listing() {
 	assert_output 0
 }
 
+@test "cgfused.stat counts the core lock's write holds and waits, and names the longest holder" {
+	local before after key
+	before=$(sed -n 's/^lock_write_holds //p' cgfused.stat)
+	[[ $before =~ ^[1-9][0-9]*$ ]]
+	mkdir g1 g2 g3
+	rmdir g3
+	run cat cgfused.stat
+	for key in lock_write_holds lock_write_hold_max_us lock_write_holds_over_1ms \
+		lock_write_wait_max_us lock_read_wait_max_us lock_read_waits_over_1ms; do
+		assert_line --regexp "^$key [0-9]+\$"
+	done
+	# A function of the daemon (its __func__).
+	assert_line --regexp '^lock_write_hold_max_site [a-z_][a-z0-9_]*$'
+	after=$(sed -n 's/^lock_write_holds //p' cgfused.stat)
+	((after >= before + 4))
+}
+
 # ---- core files --------------------------------------------------------------
 
 @test "a fresh group: tasks and cgroup.procs empty, notify_on_release and clone_children 0" {

@@ -74,7 +74,7 @@ unsigned cgrules_count(const struct cgrules *rules);
 GPtrArray *cgrules_match(const struct cgrules *rules, const struct cgrules_proc *p);
 
 /* Placing processes by the rules: a thread that hears of every exec (from
- * the task watcher, through task_exec_set_hook()), reads what the rules
+ * the task watcher, through cg_exec_hook_set()), reads what the rules
  * need of the process outside the core lock (/proc/PID/status, comm, exe
  * and, for a process that matched, environ), and moves it by writing its
  * id to the destinations' cgroup.procs as root, as a shell would. A

@@ -10,8 +10,7 @@
 
 #include "core/cgroup.h"
 #include "core/cgroup_lookup.h"
-#include "core/core_lock.h"
-#include "core/task_exec.h"
+#include "core/core_call.h"
 
 /* Execs waiting for the thread: beyond this many (a fork bomb of execs),
  * the rest are not placed, and that is said. */
@@ -241,9 +240,7 @@ static gpointer engine_thread(gpointer data)
 void cgrules_engine_start(struct cgrules_engine *e)
 {
 	e->thread = g_thread_new("cgrules", engine_thread, e);
-	cg_write_lock(&e->core->lock);
-	task_exec_set_hook(on_exec, e);
-	cg_write_unlock(&e->core->lock);
+	cg_exec_hook_set(e->core, on_exec, e);
 }
 
 void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
@@ -261,9 +258,7 @@ void cgrules_engine_stop(struct cgrules_engine *e)
 {
 	if (!e || !e->thread)
 		return;
-	cg_write_lock(&e->core->lock);
-	task_exec_set_hook(NULL, NULL);
-	cg_write_unlock(&e->core->lock);
+	cg_exec_hook_set(e->core, NULL, NULL);
 	g_mutex_lock(&e->lock);
 	e->stop = true;
 	g_cond_signal(&e->wake);

@@ -7,6 +7,25 @@
 #include "core/cgroup.h"
 #include "core/notify.h"
 
+/* The core lock's figures: did a slow operation wait for it, and who held
+ * it longest (called read-locked: the writer's are whole). */
+static void lock_show(struct cg_lock *l, GString *out)
+{
+	struct cg_lock_figures f;
+
+	cg_lock_figures(l, &f);
+	g_string_append_printf(out, "lock_write_holds %" G_GUINT64_FORMAT
+			       "\nlock_write_hold_max_us %" G_GUINT64_FORMAT
+			       "\nlock_write_hold_max_site %s\nlock_write_holds_over_1ms %"
+			       G_GUINT64_FORMAT "\nlock_write_wait_max_us %" G_GUINT64_FORMAT
+			       "\nlock_read_wait_max_us %" G_GUINT64_FORMAT
+			       "\nlock_read_waits_over_1ms %" G_GUINT64_FORMAT "\n",
+			       f.write_holds, f.write_hold_max_us,
+			       f.write_hold_max_site ? f.write_hold_max_site : "-",
+			       f.write_holds_over_1ms, f.write_wait_max_us, f.read_wait_max_us,
+			       f.read_waits_over_1ms);
+}
+
 /* What cgfused itself is doing: not a kernel file. */
 static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString *out)
 {
@@ -22,6 +41,7 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 			       "heap_mmap_bytes %zu\n",
 			       tidmap_size(&core->tasks), g_hash_table_size(core->css_sets),
 			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
+	lock_show(&core->lock, out);
 	cg_notify(core, stat, out);	/* the allocator's figures, read only */
 	return 0;
 }

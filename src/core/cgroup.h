@@ -12,7 +12,9 @@
  * its read side, side by side with other readers. Functions named cg_*
  * take it themselves; those documented "called locked" expect it held (the
  * write side unless they say "read-locked"), and are for src/core and what
- * it calls (see struct cg_core for what it guards and the lock order). */
+ * it calls: code outside hands its function to cg_core_read() or
+ * cg_core_write() (core/core_call.h). See struct cg_core for what it
+ * guards and the lock order. */
 #ifndef CGFUSED_CGROUP_H
 #define CGFUSED_CGROUP_H
 
@@ -196,7 +198,9 @@ struct cgroup {
 /* The daemon's whole model. */
 struct cg_core {
 	/* The kernel's cgroup_mutex, a reader-writer lock (core/core_lock.h).
-	 * Taken only in src/core (by the cg_* functions); not recursive, and
+	 * Taken only in src/core (by the cg_* functions, and for code
+	 * outside by cg_core_read() and cg_core_write(), core/core_call.h,
+	 * which run its function under it); not recursive, and
 	 * a reader never takes the write side.
 	 *
 	 * Guards everything below, every struct cgroup, css, css_set and task

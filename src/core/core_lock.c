@@ -2,14 +2,26 @@
 /* The core lock: per-thread reader slots, writers take them all. */
 #include "core/core_lock.h"
 
-#include <stdatomic.h>
+#include <time.h>
+
+#define NS_1MS 1000000u
 
 void cg_lock_init(struct cg_lock *l)
 {
-	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++)
+	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++) {
 		g_mutex_init(&l->slot[i].mutex);
+		atomic_init(&l->slot[i].wait_max_ns, 0);
+		atomic_init(&l->slot[i].waits_over_1ms, 0);
+	}
 	g_mutex_init(&l->writer);
 	l->deferred = NULL;
+	l->hold_start_ns = 0;
+	l->hold_site = NULL;
+	atomic_init(&l->writes.holds, 0);
+	atomic_init(&l->writes.holds_over_1ms, 0);
+	atomic_init(&l->writes.hold_max_ns, 0);
+	atomic_init(&l->writes.hold_max_site, NULL);
+	atomic_init(&l->writes.wait_max_ns, 0);
 }
 
 struct deferred_work {
@@ -25,39 +37,65 @@ void cg_lock_clear(struct cg_lock *l)
 	g_mutex_clear(&l->writer);
 }
 
+__thread unsigned cg_lock_slot_plus_one;
+
 /* Threads draw slots in turn, once each: the first CG_LOCK_SLOTS threads
  * that read have one of their own. */
-static unsigned thread_slot(void)
+unsigned cg_lock_draw_slot(void)
 {
 	static atomic_uint next;
-	static __thread unsigned slot_plus_one;
 
-	if (!slot_plus_one)
-		slot_plus_one = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) %
+	cg_lock_slot_plus_one = atomic_fetch_add_explicit(&next, 1, memory_order_relaxed) %
 				CG_LOCK_SLOTS + 1;
-	return slot_plus_one - 1;
+	return cg_lock_slot_plus_one - 1;
 }
 
-unsigned cg_read_lock(struct cg_lock *l)
+/* CLOCK_MONOTONIC through the vDSO: no system call. */
+static uint64_t now_ns(void)
 {
-	unsigned slot = thread_slot();
+	struct timespec ts;
 
-	g_mutex_lock(&l->slot[slot].mutex);
-	return slot;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-void cg_read_unlock(struct cg_lock *l, unsigned slot)
+/* A figure only its one writer changes: no read-modify-write needed. */
+static void raise_max(atomic_uint_fast64_t *max, uint64_t v)
 {
-	g_mutex_unlock(&l->slot[slot].mutex);
+	if (v > atomic_load_explicit(max, memory_order_relaxed))
+		atomic_store_explicit(max, v, memory_order_relaxed);
+}
+
+static void bump(atomic_uint_fast64_t *n)
+{
+	atomic_store_explicit(n, atomic_load_explicit(n, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+
+void cg_read_wait(struct cg_lock *l, unsigned slot)
+{
+	struct cg_lock_slot *s = &l->slot[slot];
+	uint64_t t0 = now_ns(), wait;
+
+	g_mutex_lock(&s->mutex);
+	wait = now_ns() - t0;
+	raise_max(&s->wait_max_ns, wait);
+	if (wait > NS_1MS)
+		bump(&s->waits_over_1ms);
 }
 
 /* Slots in order, so that two writers could never deadlock, although the
  * writer mutex already lets only one through. */
-void cg_write_lock(struct cg_lock *l)
+void cg_write_lock_at(struct cg_lock *l, const char *site)
 {
+	uint64_t t0 = now_ns();
+
 	g_mutex_lock(&l->writer);
 	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++)
 		g_mutex_lock(&l->slot[i].mutex);
+	l->hold_start_ns = now_ns();
+	l->hold_site = site;
+	raise_max(&l->writes.wait_max_ns, l->hold_start_ns - t0);
 }
 
 bool cg_write_held(struct cg_lock *l)
@@ -70,8 +108,18 @@ bool cg_write_held(struct cg_lock *l)
 
 void cg_write_unlock(struct cg_lock *l)
 {
+	struct cg_lock_writes *w = &l->writes;
 	GArray *work = l->deferred;
+	uint64_t held = now_ns() - l->hold_start_ns;
 
+	/* Under every slot still: a reader sees the figures whole. */
+	bump(&w->holds);
+	if (held > NS_1MS)
+		bump(&w->holds_over_1ms);
+	if (held > atomic_load_explicit(&w->hold_max_ns, memory_order_relaxed)) {
+		atomic_store_explicit(&w->hold_max_ns, held, memory_order_relaxed);
+		atomic_store_explicit(&w->hold_max_site, l->hold_site, memory_order_relaxed);
+	}
 	l->deferred = NULL;
 	for (unsigned i = CG_LOCK_SLOTS; i-- > 0;)
 		g_mutex_unlock(&l->slot[i].mutex);
@@ -79,9 +127,9 @@ void cg_write_unlock(struct cg_lock *l)
 	if (!work)
 		return;
 	for (guint i = 0; i < work->len; i++) {
-		struct deferred_work *w = &g_array_index(work, struct deferred_work, i);
+		struct deferred_work *dw = &g_array_index(work, struct deferred_work, i);
 
-		w->fn(w->data);
+		dw->fn(dw->data);
 	}
 	g_array_unref(work);
 }
@@ -93,4 +141,31 @@ void cg_write_defer(struct cg_lock *l, void (*fn)(void *data), void *data)
 	if (!l->deferred)
 		l->deferred = g_array_new(FALSE, FALSE, sizeof(w));
 	g_array_append_val(l->deferred, w);
+}
+
+void cg_lock_figures(struct cg_lock *l, struct cg_lock_figures *f)
+{
+	const struct cg_lock_writes *w = &l->writes;
+	uint64_t read_max = 0, read_over = 0;
+
+	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++) {
+		uint64_t m = atomic_load_explicit(&l->slot[i].wait_max_ns, memory_order_relaxed);
+
+		read_max = MAX(read_max, m);
+		read_over += atomic_load_explicit(&l->slot[i].waits_over_1ms,
+						  memory_order_relaxed);
+	}
+	*f = (struct cg_lock_figures){
+		.write_holds = atomic_load_explicit(&w->holds, memory_order_relaxed),
+		.write_hold_max_us = atomic_load_explicit(&w->hold_max_ns,
+							  memory_order_relaxed) / 1000,
+		.write_hold_max_site = atomic_load_explicit(&w->hold_max_site,
+							    memory_order_relaxed),
+		.write_holds_over_1ms = atomic_load_explicit(&w->holds_over_1ms,
+							     memory_order_relaxed),
+		.write_wait_max_us = atomic_load_explicit(&w->wait_max_ns,
+							  memory_order_relaxed) / 1000,
+		.read_wait_max_us = read_max / 1000,
+		.read_waits_over_1ms = read_over,
+	};
 }

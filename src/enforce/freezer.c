@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdatomic.h>
 
+#include "core/core_call.h"
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
@@ -166,20 +167,24 @@ static bool v2_wanted(struct cgroup *cgrp, bool freeze, GArray *want)
 
 /* The threads to freeze now, after the kernel's reports are taken in (a
  * child forked in a frozen group is then in it). */
-static void copy_wanted(struct freezer_enforcer *fe)
+static void copy_wanted_locked(struct cg_core *core, void *data)
 {
-	unsigned slot;
+	struct freezer_enforcer *fe = data;
 
-	cg_catch_up_if_pending(fe->core);
-	if (!atomic_exchange(&fe->stale, false))
-		return;
-	g_array_set_size(fe->want, 0);
-	slot = cg_read_lock(&fe->core->lock);
+	(void)core;
 	if (fe->fc)
 		freezer_for_each_frozen_task(fe->fc, add_want, fe->want);
 	else
 		atomic_store(&fe->v2_freezing, v2_wanted(fe->v2_top, false, fe->want));
-	cg_read_unlock(&fe->core->lock, slot);
+}
+
+static void copy_wanted(struct freezer_enforcer *fe)
+{
+	cg_catch_up_if_pending(fe->core);
+	if (!atomic_exchange(&fe->stale, false))
+		return;
+	g_array_set_size(fe->want, 0);
+	cg_core_read(fe->core, copy_wanted_locked, fe);
 }
 
 /* v2: cgroup.events' frozen of cgrp and below, as the kernel's
@@ -213,16 +218,20 @@ static bool v2_update_frozen(struct freezer_enforcer *fe, struct cgroup *cgrp, b
 	return frozen;
 }
 
+static void v2_publish_locked(struct cg_core *core, void *data)
+{
+	struct freezer_enforcer *fe = data;
+
+	(void)core;
+	v2_update_frozen(fe, fe->v2_top, false);
+}
+
 static void v2_publish(struct freezer_enforcer *fe)
 {
-	unsigned slot;
-
 	if (!atomic_load(&fe->v2_freezing) && !fe->v2_shown)
 		return;
 	fe->v2_shown = false;
-	slot = cg_read_lock(&fe->core->lock);
-	v2_update_frozen(fe, fe->v2_top, false);
-	cg_read_unlock(&fe->core->lock, slot);
+	cg_core_read(fe->core, v2_publish_locked, fe);
 }
 
 static void note_stopped(void *data, pid_t tid, uint64_t ino)

@@ -7,6 +7,7 @@
 #include <stdatomic.h>
 
 #include "alloc/alloc_orig.h"
+#include "core/core_call.h"
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
@@ -139,24 +140,28 @@ static int visit(struct css *css, void *data)
 	return 0;
 }
 
+static void copy_wanted_locked(struct cg_core *core, void *data)
+{
+	struct walk *w = data;
+
+	for (guint r = 0; r < core->roots->len; r++) {
+		struct cg_root *root = core->roots->pdata[r];
+
+		if (root->subsys_mask & (1u << w->ie->ssid))
+			css_for_each_descendant_pre(root->top->subsys[w->ie->ssid], visit, w);
+	}
+}
+
 static void copy_wanted(struct idle_enforcer *ie)
 {
 	struct walk w = { ie, g_hash_table_new(NULL, NULL) };
-	unsigned slot;
 
 	cg_catch_up_if_pending(ie->core);
 	if (!atomic_exchange(&ie->stale, false))
 		goto out;
 	g_array_set_size(ie->want, 0);
 	atomic_store(&ie->nr_idle, 0);
-	slot = cg_read_lock(&ie->core->lock);
-	for (guint r = 0; r < ie->core->roots->len; r++) {
-		struct cg_root *root = ie->core->roots->pdata[r];
-
-		if (root->subsys_mask & (1u << ie->ssid))
-			css_for_each_descendant_pre(root->top->subsys[ie->ssid], visit, &w);
-	}
-	cg_read_unlock(&ie->core->lock, slot);
+	cg_core_read(ie->core, copy_wanted_locked, &w);
 out:
 	g_hash_table_unref(w.idle);
 }

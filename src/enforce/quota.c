@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 
+#include "core/core_call.h"
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
@@ -217,6 +218,33 @@ static bool outer_css(struct quota_enforcer *qe, GPtrArray *out)
 	return true;
 }
 
+struct copy {
+	struct walk w;
+	GPtrArray *from;		/* the css walked from */
+	bool config;			/* a setting changed: from every top */
+};
+
+static void copy_capped_locked(struct cg_core *core, void *data)
+{
+	struct copy *c = data;
+	struct quota_enforcer *qe = c->w.qe;
+
+	if (c->config || !outer_css(qe, c->from)) {
+		g_ptr_array_set_size(c->from, 0);
+		for (guint r = 0; r < core->roots->len; r++) {
+			struct cg_root *root = core->roots->pdata[r];
+
+			if (root->subsys_mask & (1u << qe->ssid))
+				g_ptr_array_add(c->from, root->top->subsys[qe->ssid]);
+		}
+	}
+	g_array_set_size(qe->capped, 0);
+	g_array_set_size(qe->held, 0);
+	g_array_set_size(qe->members, 0);
+	for (guint i = 0; i < c->from->len; i++)
+		css_for_each_descendant_pre(c->from->pdata[i], visit, &c->w);
+}
+
 /* The capped groups and their threads, after the kernel's reports are
  * taken in. A changed setting walks the whole hierarchy; a change of
  * members only the capped subtrees. */
@@ -224,34 +252,17 @@ static void copy_capped(struct quota_enforcer *qe)
 {
 	bool config = atomic_exchange(&qe->config_stale, false) || !qe->walked;
 	bool members = atomic_exchange(&qe->members_stale, false);
-	struct walk w = { qe, g_hash_table_new(NULL, NULL) };
-	GPtrArray *from = g_ptr_array_new();
-	unsigned slot;
+	struct copy c = { { qe, g_hash_table_new(NULL, NULL) }, g_ptr_array_new(), config };
 
 	cg_catch_up_if_pending(qe->core);
 	if (!config && !members)
 		goto out;
-	slot = cg_read_lock(&qe->core->lock);
-	if (config || !outer_css(qe, from)) {
-		g_ptr_array_set_size(from, 0);
-		for (guint r = 0; r < qe->core->roots->len; r++) {
-			struct cg_root *root = qe->core->roots->pdata[r];
-
-			if (root->subsys_mask & (1u << qe->ssid))
-				g_ptr_array_add(from, root->top->subsys[qe->ssid]);
-		}
-	}
-	g_array_set_size(qe->capped, 0);
-	g_array_set_size(qe->held, 0);
-	g_array_set_size(qe->members, 0);
-	for (guint i = 0; i < from->len; i++)
-		css_for_each_descendant_pre(from->pdata[i], visit, &w);
-	cg_read_unlock(&qe->core->lock, slot);
+	cg_core_read(qe->core, copy_capped_locked, &c);
 	qe->walked = true;
 	atomic_store(&qe->nr_capped, qe->capped->len);
 out:
-	g_ptr_array_unref(from);
-	g_hash_table_unref(w.inner);
+	g_ptr_array_unref(c.from);
+	g_hash_table_unref(c.w.inner);
 }
 
 /* Periods for the groups copied, kept for those whose settings stayed
@@ -289,10 +300,26 @@ static struct quota_period *period_of(struct quota_enforcer *qe, guint i)
 
 /* The core's accounting, fresh for the outer groups that want it; then
  * each capped group's usage (0 for one gone meanwhile). */
+struct usage {
+	struct quota_enforcer *qe;
+	uint64_t *usage;		/* each capped group's */
+};
+
+static void read_usage_locked(struct cg_core *core, void *data)
+{
+	struct usage *u = data;
+	struct quota_enforcer *qe = u->qe;
+
+	for (guint i = 0; i < qe->capped->len; i++) {
+		struct cgroup *cgrp = cgroup_by_id(core,
+						   g_array_index(qe->capped, struct capped, i).id);
+
+		u->usage[i] = cgrp ? cpu_usage(cgrp->subsys[qe->ssid]) : 0;
+	}
+}
+
 static void sample(struct quota_enforcer *qe, uint64_t now, uint64_t *usage)
 {
-	unsigned slot;
-
 	for (guint i = 0; i < qe->capped->len; i++) {
 		const struct capped *c = &g_array_index(qe->capped, struct capped, i);
 		struct quota_period *p = period_of(qe, i);
@@ -300,14 +327,7 @@ static void sample(struct quota_enforcer *qe, uint64_t now, uint64_t *usage)
 		if (c->parent < 0 && (!p || quota_period_wants_sample(p, now)))
 			task_sample_subtree_within(qe->core, c->id, 0);
 	}
-	slot = cg_read_lock(&qe->core->lock);
-	for (guint i = 0; i < qe->capped->len; i++) {
-		struct cgroup *cgrp = cgroup_by_id(qe->core,
-						   g_array_index(qe->capped, struct capped, i).id);
-
-		usage[i] = cgrp ? cpu_usage(cgrp->subsys[qe->ssid]) : 0;
-	}
-	cg_read_unlock(&qe->core->lock, slot);
+	cg_core_read(qe->core, read_usage_locked, &(struct usage){ qe, usage });
 }
 
 /* cpu.stat.local: the time each group under a capped one was held. */
@@ -339,30 +359,41 @@ static void count_local(struct quota_enforcer *qe, uint64_t now, GHashTable *loc
 	qe->marks = marks;
 }
 
-/* Adds the pass's figures to the controller's, read-locked (atomics). */
-static void publish_figures(struct quota_enforcer *qe, const struct cfs_bandwidth_stat *d,
-			    GHashTable *local)
+struct figures {
+	struct quota_enforcer *qe;
+	const struct cfs_bandwidth_stat *d;	/* each capped group's */
+	GHashTable *local;			/* id -> throttled_time_local */
+};
+
+static void publish_figures_locked(struct cg_core *core, void *data)
 {
-	unsigned slot = cg_read_lock(&qe->core->lock);
+	struct figures *f = data;
+	struct quota_enforcer *qe = f->qe;
 	GHashTableIter iter;
 	gpointer id, ns;
 
 	for (guint i = 0; i < qe->capped->len; i++) {
-		struct cgroup *cgrp = cgroup_by_id(qe->core,
+		struct cgroup *cgrp = cgroup_by_id(core,
 						   g_array_index(qe->capped, struct capped, i).id);
 
 		if (cgrp)
-			cpu_bandwidth_add(cgrp->subsys[qe->ssid], &d[i]);
+			cpu_bandwidth_add(cgrp->subsys[qe->ssid], &f->d[i]);
 	}
-	g_hash_table_iter_init(&iter, local);
+	g_hash_table_iter_init(&iter, f->local);
 	while (g_hash_table_iter_next(&iter, &id, &ns)) {
-		struct cgroup *cgrp = cgroup_by_id(qe->core, *(uint64_t *)id);
+		struct cgroup *cgrp = cgroup_by_id(core, *(uint64_t *)id);
 		struct cfs_bandwidth_stat l = { .throttled_time_local = GPOINTER_TO_SIZE(ns) };
 
 		if (cgrp)
 			cpu_bandwidth_add(cgrp->subsys[qe->ssid], &l);
 	}
-	cg_read_unlock(&qe->core->lock, slot);
+}
+
+/* Adds the pass's figures to the controller's, read-locked (atomics). */
+static void publish_figures(struct quota_enforcer *qe, const struct cfs_bandwidth_stat *d,
+			    GHashTable *local)
+{
+	cg_core_read(qe->core, publish_figures_locked, &(struct figures){ qe, d, local });
 }
 
 /* ---- stopping and resuming threads, with no lock ----------------------- */

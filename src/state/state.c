@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/core_call.h"
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
@@ -263,6 +264,36 @@ static struct state_log *reserve_log(struct cg_state *st)
 	return log;
 }
 
+struct build_step {
+	struct cg_state *st;
+	struct snap_build *b;
+	bool locked;			/* the caller holds the lock: all at once */
+	unsigned round;			/* visits again of what changed */
+	bool last;			/* out: the build is complete, the logs switched */
+	gint64 held;			/* out: the step's hold (µs) */
+};
+
+/* Called locked: a step of the build. */
+static void build_step(struct cg_core *core, void *data)
+{
+	struct build_step *c = data;
+	gint64 t0 = g_get_monotonic_time();
+
+	(void)core;
+	c->last = snap_build_step(c->b, c->locked ? G_MAXINT64 : t0 + STATE_STEP_US,
+				  c->locked ? 0 : state_step_groups);
+	/* What changed since its visit is visited again, in steps while it
+	 * is much; the last, with the switch, in this hold. */
+	if (c->last && (snap_build_refill(c->b) <= STATE_LAST_GROUPS ||
+			++c->round >= STATE_ROUNDS || c->locked)) {
+		snap_build_step(c->b, G_MAXINT64, 0);
+		switch_logs(c->st);
+	} else {
+		c->last = false;
+	}
+	c->held = g_get_monotonic_time() - t0;
+}
+
 /* With job_lock held: the snapshot begun by start_compaction() built a
  * step at a time, each under the core lock for STATE_STEP_US (all at
  * once when the caller holds the lock: locked), the logs switched in the
@@ -270,34 +301,20 @@ static struct state_log *reserve_log(struct cg_state *st)
 static GString *build_snapshot(struct cg_state *st, struct snap_build *b, bool locked)
 {
 	GString *snap = g_string_new(NULL);
+	struct build_step c = { st, b, locked, 0, false, 0 };
 	uint64_t longest = 0;
 	unsigned nr;
 	gsize start;
 
-	for (unsigned round = 0;;) {
+	for (;;) {
 		uint64_t cpu0 = thread_cpu_ns();
-		gint64 t0, held;
-		bool last;
 
-		if (!locked)
-			cg_write_lock(&st->core->lock);
-		t0 = g_get_monotonic_time();
-		last = snap_build_step(b, locked ? G_MAXINT64 : t0 + STATE_STEP_US,
-				       locked ? 0 : state_step_groups);
-		/* What changed since its visit is visited again, in steps
-		 * while it is much; the last, with the switch, in this hold. */
-		if (last && (snap_build_refill(b) <= STATE_LAST_GROUPS || ++round >= STATE_ROUNDS ||
-			     locked)) {
-			snap_build_step(b, G_MAXINT64, 0);
-			switch_logs(st);
-		} else {
-			last = false;
-		}
-		held = g_get_monotonic_time() - t0;
-		if (!locked)
-			cg_write_unlock(&st->core->lock);
-		note_hold(st, held, cpu0, &longest);
-		if (last)
+		if (locked)
+			build_step(st->core, &c);
+		else
+			cg_core_write(st->core, build_step, &c);
+		note_hold(st, c.held, cpu0, &longest);
+		if (c.last)
 			break;
 		step("step");
 		/* The log goes on meanwhile: its room too. */
@@ -735,12 +752,14 @@ static void report_load(const struct cg_state *st, const struct state_load *load
  * next generation, then FILE.log emptied as its log and FILE.log2 as the
  * next one. Until the rename the older files stand; after it, logs of
  * older generations are ignored. */
-static int first_snapshot(struct cg_state *st)
+static int first_snapshot(struct cg_core *core, void *data)
 {
+	struct cg_state *st = data;
 	unsigned nr;
 	GString *snap = serialise(st, ++st->generation, &nr);
 	int ret = write_snapshot(st, snap);
 
+	(void)core;
 	g_string_free(snap, TRUE);
 	if (ret == 0)
 		ret = reset_log(st, 0, st->generation);
@@ -797,18 +816,14 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	}
 	st->generation = load.generation;
 	report_load(st, &load);
-	cg_write_lock(&core->lock);
-	ret = first_snapshot(st);
+	/* Logging starts with the snapshot: no change falls between. */
+	ret = cg_subscribe_after(core, &st->sub, first_snapshot, st);
 	if (ret < 0) {
-		cg_write_unlock(&core->lock);
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(-ret),
 			    "cannot write state %s: %s", path, g_strerror(-ret));
 		state_free(st);
 		return NULL;
 	}
-	/* Logging starts with the snapshot: no change falls between. */
-	cg_subscribe_locked(core, &st->sub);
-	cg_write_unlock(&core->lock);
 	/* What the replay and the first snapshot freed (the id map, the
 	 * snapshot's text) is left resident inside malloc's arena: give the
 	 * whole free pages back. */
@@ -816,13 +831,26 @@ struct cg_state *state_open(struct cg_core *core, const char *path, const char *
 	return st;
 }
 
+struct start {
+	struct cg_state *st;
+	bool started;
+};
+
+static void start_locked(struct cg_core *core, void *data)
+{
+	struct start *s = data;
+
+	task_catch_up(core);		/* exited members are not saved */
+	s->started = start_compaction(s->st);
+}
+
 /* The core serialised under its lock, written outside it; a compaction
  * still being written is finished first (job_lock keeps the sync thread
  * out meanwhile; a hook may start another in between, finished in turn). */
 int state_snapshot(struct cg_state *st)
 {
+	struct start s = { st, false };
 	int ret;
-	bool started;
 
 	g_mutex_lock(&st->job_lock);
 	do {
@@ -830,11 +858,8 @@ int state_snapshot(struct cg_state *st)
 		if (ret)
 			break;
 		task_pull_if_pending(st->core);
-		cg_write_lock(&st->core->lock);
-		task_catch_up(st->core);	/* exited members are not saved */
-		started = start_compaction(st);
-		cg_write_unlock(&st->core->lock);
-	} while (!started);
+		cg_core_write(st->core, start_locked, &s);
+	} while (!s.started);
 	if (ret == 0)
 		ret = finish_compaction(st, false);
 	g_mutex_unlock(&st->job_lock);
@@ -882,15 +907,19 @@ void state_free(struct cg_state *st)
 }
 
 /* The records a snapshot of core holds, header aside. */
+static void snapshot_body_locked(struct cg_core *core, void *data)
+{
+	unsigned nr = 0;
+
+	snap_groups(data, core, &nr);
+	snap_tasks(data, core, &nr);
+}
+
 static GString *snapshot_body(struct cg_core *core)
 {
 	GString *out = g_string_new(NULL);
-	unsigned nr = 0;
 
-	cg_write_lock(&core->lock);
-	snap_groups(out, core, &nr);
-	snap_tasks(out, core, &nr);
-	cg_write_unlock(&core->lock);
+	cg_core_write(core, snapshot_body_locked, out);
 	return out;
 }
 

@@ -349,12 +349,16 @@ class Cgfused:
         return self.mnt is not None and os.path.ismount(self.mnt)
 
     def stat(self):
-        """cgfused.stat as a dict of numbers."""
+        """cgfused.stat's figures as a dict of numbers (not its one name,
+        lock_write_hold_max_site)."""
         values = {}
         with open(f"{self.mnt}/cgfused.stat") as f:
             for line in f:
                 key, value = line.split()
-                values[key] = float(value)
+                try:
+                    values[key] = float(value)
+                except ValueError:
+                    pass
         return values
 
     def teardown(self):

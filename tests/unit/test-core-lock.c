@@ -3,6 +3,10 @@
 #include <glib.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/core_lock.h"
 
@@ -187,6 +191,160 @@ static void test_deferred_after_unlock(void)
 	g_string_free(p.order, TRUE);
 }
 
+/* ---- the figures (cgfused.stat's lock_*) ------------------------------- */
+
+/* Two sites: cg_write_lock() names its caller. */
+static void hold_briefly(struct cg_lock *l)
+{
+	cg_write_lock(l);
+	cg_write_unlock(l);
+}
+
+static void hold_for(struct cg_lock *l, gulong us)
+{
+	cg_write_lock(l);
+	g_usleep(us);
+	cg_write_unlock(l);
+}
+
+/* A write hold of a known length is the longest, under its caller's name,
+ * and counted over 1 ms; a brief one is counted, but not over 1 ms unless
+ * the machine stopped it that long (then it is the base's). */
+static void test_write_hold_figures(void)
+{
+	struct cg_lock lock;
+	struct cg_lock_figures base, f;
+	gulong us;
+
+	cg_lock_init(&lock);
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.write_holds, ==, 0);
+	g_assert_null(f.write_hold_max_site);
+	hold_briefly(&lock);
+	cg_lock_figures(&lock, &base);
+	g_assert_cmpuint(base.write_holds, ==, 1);
+	g_assert_cmpstr(base.write_hold_max_site, ==, "hold_briefly");
+	/* Longer than the brief one by far, whatever the load. */
+	us = MAX(5000, base.write_hold_max_us * 2 + 5000);
+	hold_for(&lock, us);
+	hold_for(&lock, 1500);
+	hold_briefly(&lock);
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.write_holds, ==, 4);
+	g_assert_cmpuint(f.write_hold_max_us, >=, us);
+	g_assert_cmpstr(f.write_hold_max_site, ==, "hold_for");
+	g_assert_cmpuint(f.write_holds_over_1ms, >=, base.write_holds_over_1ms + 2);
+	g_assert_cmpuint(f.write_holds_over_1ms, <=, base.write_holds_over_1ms + 3);
+	cg_lock_clear(&lock);
+}
+
+struct waiter {
+	struct cg_lock *lock;
+	bool write;
+	atomic_int tid;			/* set just before it takes the lock */
+};
+
+static gpointer take(gpointer p)
+{
+	struct waiter *w = p;
+
+	atomic_store(&w->tid, gettid());
+	if (w->write) {
+		cg_write_lock(w->lock);
+		cg_write_unlock(w->lock);
+	} else {
+		cg_read_unlock(w->lock, cg_read_lock(w->lock));
+	}
+	return NULL;
+}
+
+/* Whether thread tid sleeps on a mutex of l: in futex(2) on the address of
+ * a slot's (the writer mutex is free here). Its state alone would not do:
+ * under valgrind a thread also sleeps waiting for its turn to run. */
+static bool sleeps_on(int tid, const struct cg_lock *l)
+{
+	char path[64], buf[256];
+	unsigned long nr, addr;
+	bool ret = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fgets(buf, sizeof(buf), f) && sscanf(buf, "%lu %lx", &nr, &addr) == 2)
+		ret = nr == SYS_futex && addr >= (uintptr_t)&l->slot[0] &&
+		      addr < (uintptr_t)&l->slot[CG_LOCK_SLOTS];
+	fclose(f);
+	return ret;
+}
+
+/* The holder's side held until a thread taking the other (write: the
+ * write side) sleeps on it, and 2 ms more: that wait is recorded. */
+static void wait_behind(struct cg_lock *lock, bool holder_writes, bool write)
+{
+	struct waiter w = { lock, write, 0 };
+	unsigned slot = 0;
+	GThread *t;
+	int i;
+
+	if (holder_writes)
+		cg_write_lock(lock);
+	else
+		slot = cg_read_lock(lock);
+	t = g_thread_new("waiter", take, &w);
+	for (i = 0; i < 20000; i++) {	/* 20 s */
+		int tid = atomic_load(&w.tid);
+
+		if (tid && sleeps_on(tid, lock))
+			break;
+		g_usleep(1000);
+	}
+	g_assert_cmpint(i, <, 20000);
+	g_usleep(2000);
+	if (holder_writes)
+		cg_write_unlock(lock);
+	else
+		cg_read_unlock(lock, slot);
+	g_thread_join(t);
+}
+
+static void test_read_wait_figures(void)
+{
+	struct cg_lock lock;
+	struct cg_lock_figures f;
+
+	cg_lock_init(&lock);
+	/* A read taken at once is no wait. */
+	cg_read_unlock(&lock, cg_read_lock(&lock));
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.read_wait_max_us, ==, 0);
+	g_assert_cmpuint(f.read_waits_over_1ms, ==, 0);
+	wait_behind(&lock, true, false);
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.read_wait_max_us, >=, 2000);
+	g_assert_cmpuint(f.read_waits_over_1ms, ==, 1);
+	wait_behind(&lock, true, false);
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.read_waits_over_1ms, ==, 2);
+	cg_lock_clear(&lock);
+}
+
+static void test_write_wait_figures(void)
+{
+	struct cg_lock lock;
+	struct cg_lock_figures f;
+
+	cg_lock_init(&lock);
+	wait_behind(&lock, false, true);
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.write_wait_max_us, >=, 2000);
+	g_assert_cmpuint(f.write_holds, ==, 1);
+	g_assert_cmpstr(f.write_hold_max_site, ==, "take");
+	g_assert_cmpuint(f.read_waits_over_1ms, ==, 0);
+	cg_lock_clear(&lock);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -197,5 +355,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/core-lock/writer-excludes-writer", test_writer_excludes_writer);
 	g_test_add_func("/core-lock/mixed-load", test_mixed_load);
 	g_test_add_func("/core-lock/deferred-after-unlock", test_deferred_after_unlock);
+	g_test_add_func("/core-lock/write-hold-figures", test_write_hold_figures);
+	g_test_add_func("/core-lock/read-wait-figures", test_read_wait_figures);
+	g_test_add_func("/core-lock/write-wait-figures", test_write_wait_figures);
 	return g_test_run();
 }
