@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "core/cgroup.h"
+#include "core/core_call.h"
 #include "log.h"
 #include "ctl/ctl.h"
 #include "fs/fs.h"
@@ -476,6 +477,7 @@ int main(int argc, char *argv[])
 		goto out;
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
 		goto out_signals;
+	cg_core_serving(core);
 	fuse_daemonize(opts.foreground);
 	if (!opts.foreground)
 		log_to_syslog();	/* stderr is /dev/null from now on */

@@ -37,3 +37,8 @@ void cg_exec_hook_set(struct cg_core *core, task_exec_hook_fn fn, void *data)
 	task_exec_set_hook(fn, data);
 	cg_write_unlock(&core->lock);
 }
+
+void cg_core_serving(struct cg_core *core)
+{
+	cg_lock_figures_reset(&core->lock);
+}

@@ -34,6 +34,12 @@ int cg_subscribe_after_at(struct cg_core *core, const struct cg_subscriber *sub,
 			  int (*fn)(struct cg_core *core, void *data), void *data,
 			  const char *site);
 
+/* The mount is served from now on: the lock's figures in cgfused.stat
+ * start afresh, without the start-up's holds (the state's first snapshot
+ * is written and synced under the write side before anything is
+ * served). */
+void cg_core_serving(struct cg_core *core);
+
 /* task_exec_set_hook() (task_exec.h), write-locked. */
 void cg_exec_hook_set(struct cg_core *core, task_exec_hook_fn fn, void *data);
 

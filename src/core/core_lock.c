@@ -169,3 +169,20 @@ void cg_lock_figures(struct cg_lock *l, struct cg_lock_figures *f)
 		.read_waits_over_1ms = read_over,
 	};
 }
+
+/* The writer's figures under the writer mutex (their one writer); a slot's
+ * may be bumped by its reader meanwhile, which only keeps that wait. */
+void cg_lock_figures_reset(struct cg_lock *l)
+{
+	g_mutex_lock(&l->writer);
+	atomic_store_explicit(&l->writes.holds, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->writes.holds_over_1ms, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->writes.hold_max_ns, 0, memory_order_relaxed);
+	atomic_store_explicit(&l->writes.hold_max_site, NULL, memory_order_relaxed);
+	atomic_store_explicit(&l->writes.wait_max_ns, 0, memory_order_relaxed);
+	g_mutex_unlock(&l->writer);
+	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++) {
+		atomic_store_explicit(&l->slot[i].wait_max_ns, 0, memory_order_relaxed);
+		atomic_store_explicit(&l->slot[i].waits_over_1ms, 0, memory_order_relaxed);
+	}
+}

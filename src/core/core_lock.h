@@ -154,5 +154,8 @@ struct cg_lock_figures {
 };
 
 void cg_lock_figures(struct cg_lock *l, struct cg_lock_figures *f);
+/* The figures start afresh (from when the mount is served: the holds of
+ * the start-up, before anything is served, are no operation's wait). */
+void cg_lock_figures_reset(struct cg_lock *l);
 
 #endif

@@ -235,6 +235,17 @@ static void test_write_hold_figures(void)
 	g_assert_cmpstr(f.write_hold_max_site, ==, "hold_for");
 	g_assert_cmpuint(f.write_holds_over_1ms, >=, base.write_holds_over_1ms + 2);
 	g_assert_cmpuint(f.write_holds_over_1ms, <=, base.write_holds_over_1ms + 3);
+	/* Afresh: the start-up's holds gone, the next one counted. */
+	cg_lock_figures_reset(&lock);
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.write_holds, ==, 0);
+	g_assert_cmpuint(f.write_hold_max_us, ==, 0);
+	g_assert_cmpuint(f.write_holds_over_1ms, ==, 0);
+	g_assert_null(f.write_hold_max_site);
+	hold_briefly(&lock);
+	cg_lock_figures(&lock, &f);
+	g_assert_cmpuint(f.write_holds, ==, 1);
+	g_assert_cmpstr(f.write_hold_max_site, ==, "hold_briefly");
 	cg_lock_clear(&lock);
 }
 
