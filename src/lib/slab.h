@@ -49,9 +49,4 @@ static inline gpointer slab_object(const struct slab_pool *p, guint32 handle)
 	return (gpointer)(s->objs + ((handle - 1) & (SLAB_OBJS - 1)) * p->size);
 }
 
-static inline guint slab_pool_len(const struct slab_pool *p)
-{
-	return p->len;
-}
-
 #endif

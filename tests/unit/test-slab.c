@@ -66,7 +66,7 @@ static void test_random(void)
 			obj_set(o, ++serial);
 			g_ptr_array_add(live, o);
 		}
-		g_assert_cmpuint(slab_pool_len(&p), ==, live->len);
+		g_assert_cmpuint(p.len, ==, live->len);
 		if (round % 997 == 0) {
 			for (guint i = 0; i < live->len; i++) {
 				struct obj *o = live->pdata[i];
@@ -82,7 +82,7 @@ static void test_random(void)
 	for (guint i = 0; i < live->len; i++)
 		slab_free(&p, live->pdata[i]);
 	g_assert_null(p.slabs);
-	g_assert_cmpuint(slab_pool_len(&p), ==, 0);
+	g_assert_cmpuint(p.len, ==, 0);
 	slab_pool_clear(&p);
 	g_hash_table_unref(handles);
 	g_ptr_array_unref(live);
