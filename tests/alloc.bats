@@ -5,7 +5,7 @@
 # when a task leaves its groups or the daemon stops. Shares of CPU are
 # measured by the benchmark (make bench-fairness), never here: these tests
 # use sleeping processes, whose nice follows from the hierarchy alone. The
-# allocator applies changes within a pass (<= 100 ms); `eventually` waits
+# allocator applies changes within a pass (<= 100 ms); cg_poll_until waits
 # up to 20 s for a value.
 
 load helpers
@@ -18,32 +18,6 @@ setup() {
 
 teardown() {
 	cg_teardown
-}
-
-# eventually WANT CMD...: CMD's output becomes WANT within 20 s.
-eventually() {
-	local want=$1 got i
-	shift
-	for ((i = 0; i < 200; i++)); do
-		got=$("$@" 2>&1) || true
-		[[ $got == "$want" ]] && return 0
-		sleep 0.1
-	done
-	echo "'$*' gave '$got', want '$want'" >&2
-	return 1
-}
-
-# eventually_match REGEX CMD...: CMD's output matches REGEX within 20 s.
-eventually_match() {
-	local re=$1 got i
-	shift
-	for ((i = 0; i < 200; i++)); do
-		got=$("$@" 2>&1) || true
-		[[ $got =~ $re ]] && return 0
-		sleep 0.1
-	done
-	echo "'$*' gave '$got', want a match of '$re'" >&2
-	return 1
 }
 
 # nice_of TID: the nice value of one thread.
@@ -84,12 +58,12 @@ nice_sleeper() {
 	cg_sleeper s
 	echo "$s" >g/tasks
 	# Alone in a top-level group of 1024 shares: a nice-0 task's weight.
-	eventually 0 nice_of "$s"
+	cg_poll_until -x 0 nice_of "$s"
 	# 2 shares is below the lightest nice (19, weight 15).
 	echo 2 >g/cpu.shares
-	eventually 19 nice_of "$s"
+	cg_poll_until -x 19 nice_of "$s"
 	echo 335 >g/cpu.shares
-	eventually 5 nice_of "$s"
+	cg_poll_until -x 5 nice_of "$s"
 	run grep -x 'managed_threads 1' cgfused.stat
 	assert_success
 }
@@ -103,9 +77,9 @@ nice_sleeper() {
 	# 4096 over 4 threads: 1024 each, nice 0; 4096 over 4 at 1/4 the
 	# shares: 256 each, between nice 6 (272) and 7 (215): sleepers (not
 	# dithered in time) three at 6 and one at 7, 1031 in all.
-	eventually "0 0 0 0" nices "$p"
+	cg_poll_until -x "0 0 0 0" nices "$p"
 	echo 1024 >g/cpu.shares
-	eventually "6 6 6 7" sorted_nices "$p"
+	cg_poll_until -x "6 6 6 7" sorted_nices "$p"
 }
 
 # sorted_nices PID: nices PID, in ascending order.
@@ -178,11 +152,11 @@ take_turns() {
 	local before
 	before=$(affinity_of "$s")
 	echo "$s" >g/tasks
-	eventually 1 affinity_of "$s"
-	eventually 10 nice_of "$s"	# 100 shares: nice 10 (weight 110)
+	cg_poll_until -x 1 affinity_of "$s"
+	cg_poll_until -x 10 nice_of "$s"	# 100 shares: nice 10 (weight 110)
 	echo "$s" >tasks
-	eventually "$before" affinity_of "$s"
-	eventually 3 nice_of "$s"
+	cg_poll_until -x "$before" affinity_of "$s"
+	cg_poll_until -x 3 nice_of "$s"
 }
 
 @test "cpuset.cpus changes move the members" {
@@ -192,11 +166,11 @@ take_turns() {
 	echo 0-1 >g/cpuset.cpus
 	cg_sleeper s
 	echo "$s" >g/tasks
-	eventually 0,1 affinity_of "$s"
+	cg_poll_until -x 0,1 affinity_of "$s"
 	echo 0 >g/cpuset.cpus
-	eventually 0 affinity_of "$s"
+	cg_poll_until -x 0 affinity_of "$s"
 	echo 1 >g/cpuset.cpus
-	eventually 1 affinity_of "$s"
+	cg_poll_until -x 1 affinity_of "$s"
 }
 
 @test "a member's affinity grows with its cpuset, and when it moves to a wider one" {
@@ -208,14 +182,14 @@ take_turns() {
 	echo 0-1 >h/cpuset.cpus
 	cg_sleeper s
 	echo "$s" >g/tasks
-	eventually 0 affinity_of "$s"
+	cg_poll_until -x 0 affinity_of "$s"
 	# cgfused's own earlier setting is not the thread narrowing itself.
 	echo 0-1 >g/cpuset.cpus
-	eventually 0,1 affinity_of "$s"
+	cg_poll_until -x 0,1 affinity_of "$s"
 	echo 0 >g/cpuset.cpus
-	eventually 0 affinity_of "$s"
+	cg_poll_until -x 0 affinity_of "$s"
 	echo "$s" >h/tasks
-	eventually 0,1 affinity_of "$s"
+	cg_poll_until -x 0,1 affinity_of "$s"
 }
 
 @test "a member may narrow its own affinity inside its cpuset" {
@@ -225,7 +199,7 @@ take_turns() {
 	echo 0-1 >g/cpuset.cpus
 	cg_sleeper s
 	echo "$s" >g/tasks
-	eventually 0,1 affinity_of "$s"
+	cg_poll_until -x 0,1 affinity_of "$s"
 	"$CG_PYTHON" -c 'import os, sys; os.sched_setaffinity(int(sys.argv[1]), {1})' "$s"
 	# Past the allocator's 5 s re-read of what others changed: kept.
 	sleep 6
@@ -243,7 +217,7 @@ stat_value() {
 }
 
 @test "a member that keeps widening its own affinity spends little time outside its cpuset" {
-	local p i escapes=0 out
+	local p out
 	mkdir g
 	echo 0 >g/cpuset.mems
 	echo 1 >g/cpuset.cpus
@@ -263,11 +237,7 @@ while True:
 	echo "$p" >g/tasks
 	# Found at a reconcile (every 5 s), then watched: two escapes make it a
 	# repeat offender, re-read every 10 ms.
-	for ((i = 0; i < 150 && escapes < 2; i++)); do
-		escapes=$(stat_value affinity_escapes)
-		sleep 0.1
-	done
-	((escapes >= 2))
+	cg_poll_until -ge 2 stat_value affinity_escapes
 	# Its affinity sampled every 2 ms for 5 s: the fraction outside CPU 1.
 	out=$("$CG_PYTHON" -c 'import os, sys, time
 pid, out, n = int(sys.argv[1]), 0, 0
@@ -306,8 +276,8 @@ niced_member() {
 	nice_sleeper m 3
 	printf -v "$2" %s "$(affinity_of "$m")"
 	echo "$m" >g/tasks
-	eventually 19 nice_of "$m"
-	eventually 1 affinity_of "$m"
+	cg_poll_until -x 19 nice_of "$m"
+	cg_poll_until -x 1 affinity_of "$m"
 	printf -v "$1" %s "$m"
 }
 
@@ -318,14 +288,14 @@ niced_member() {
 	restart
 	run cat g/tasks
 	assert_output "$s"
-	eventually 'managed_threads 1' grep -x 'managed_threads [0-9]*' cgfused.stat
+	cg_poll_until -x 'managed_threads 1' grep -x 'managed_threads [0-9]*' cgfused.stat
 	echo 335 >g/cpu.shares
-	eventually 5 nice_of "$s"
+	cg_poll_until -x 5 nice_of "$s"
 	# What it had before the first daemon changed it (the file beside the
 	# state kept it), not what the second found.
 	echo "$s" >tasks
-	eventually 3 nice_of "$s"
-	eventually "$before" affinity_of "$s"
+	cg_poll_until -x 3 nice_of "$s"
+	cg_poll_until -x "$before" affinity_of "$s"
 }
 
 @test "after kill -9, a restart on which a member's group is gone gives it its own nice and affinity back" {
@@ -334,8 +304,8 @@ niced_member() {
 	# Another hierarchy: the state's groups and members of cpu,cpuacct,cpuset
 	# are not taken in, and nothing is managed.
 	restart -o controllers=cpuacct
-	eventually 3 nice_of "$s"
-	eventually "$before" affinity_of "$s"
+	cg_poll_until -x 3 nice_of "$s"
+	cg_poll_until -x "$before" affinity_of "$s"
 	run grep -x 'managed_threads 0' cgfused.stat
 	assert_success
 	# A clean stop, everything given back: no originals are left on file.
@@ -356,11 +326,11 @@ niced_member() {
 	CG_HELPERS+=("$b")
 	echo "$s" >small/tasks
 	echo "$b" >big/tasks
-	eventually 19 nice_of "$s"
+	cg_poll_until -x 19 nice_of "$s"
 	# 1024 shares alone at the top: a nice-0 thread's weight, whatever
 	# the sleeper's group cannot be given (the kernel: an even split with
 	# an unmanaged nice-0 loop). It was scaled up to nice -10.
-	eventually 0 nice_of "$b"
+	cg_poll_until -x 0 nice_of "$b"
 	for ((i = 0; i < 10; i++)); do
 		run nice_of "$b"
 		assert_output 0
@@ -404,15 +374,15 @@ autogroup_nice() {
 	mkdir a b
 	spinner u setpriv --reuid=65534 --regid=65534 --clear-groups
 	spinner s setsid
-	eventually "$s" sid_of "$s"	# it has left this session
+	cg_poll_until -x "$s" sid_of "$s"	# it has left this session
 	echo "$u" >a/cgroup.procs
 	echo "$s" >b/cgroup.procs
 	echo 2 >a/cpu.shares
 	echo 8192 >b/cpu.shares
-	eventually_match '^-' autogroup_nice "$s"
+	cg_poll_until -m '^-' autogroup_nice "$s"
 	# Counted in a pass that finds both sessions busy (a slow pass, as
 	# under ASan, can sample a spinner asleep and count nothing).
-	eventually 'autogroups_left_alone 1' grep -x 'autogroups_left_alone [0-9]*' cgfused.stat
+	cg_poll_until -x 'autogroups_left_alone 1' grep -x 'autogroups_left_alone [0-9]*' cgfused.stat
 	for ((i = 0; i < 10; i++)); do
 		assert_equal "$(autogroup_nice $$)" "$mine"
 		sleep 0.1
@@ -427,13 +397,13 @@ autogroup_nice() {
 		>/dev/null 2>&1 3>&- &
 	sh=$!
 	CG_HELPERS+=("$sh")
-	eventually 1 bash -c "[ -s '$CG_TMP/child' ] && echo 1"
+	cg_poll_until test -s "$CG_TMP/child"
 	child=$(cat "$CG_TMP/child")
 	CG_HELPERS+=("$child")
 	run cat g/tasks
 	assert_output "$(printf '%s\n' "$sh" "$child" | sort -n)"
-	eventually 19 nice_of "$child"
-	eventually 19 nice_of "$sh"
+	cg_poll_until -x 19 nice_of "$child"
+	cg_poll_until -x 19 nice_of "$sh"
 }
 
 @test "threads of a member process are each managed" {
@@ -442,7 +412,7 @@ autogroup_nice() {
 	echo 2 >g/cpu.shares
 	cg_threads p
 	echo "$p" >g/cgroup.procs
-	eventually "19 19 19 19" nices "$p"
+	cg_poll_until -x "19 19 19 19" nices "$p"
 	for tid in $(cg_tids "$p"); do
 		run cat g/tasks
 		assert_line "$tid"
@@ -458,8 +428,8 @@ autogroup_nice() {
 	nice_sleeper s 4
 	before=$(affinity_of "$s")
 	echo "$s" >g/tasks
-	eventually 19 nice_of "$s"
-	eventually 1 affinity_of "$s"
+	cg_poll_until -x 19 nice_of "$s"
+	cg_poll_until -x 1 affinity_of "$s"
 	cd /
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
@@ -479,7 +449,7 @@ autogroup_nice() {
 	echo 2 >g/cpu.shares
 	cg_sleeper s
 	echo "$s" >g/tasks
-	eventually 19 nice_of "$s"
+	cg_poll_until -x 19 nice_of "$s"
 	run cat cgfused.stat
 	assert_line 'managed_threads 1'
 	assert_line 'tracked_tasks 1'
@@ -507,7 +477,7 @@ autogroup_nice() {
 	echo 2 >"$m2/g/cpu.shares"
 	nice_sleeper s 0
 	echo "$s" >"$m2/g/tasks"
-	eventually 19 nice_of "$s"
+	cg_poll_until -x 19 nice_of "$s"
 	run cat "$m2/g/tasks"
 	assert_output "$s"
 	[ -z "$(ls "$m2/g" | grep -v '^cgroup\.\|^cpu\.\|^tasks$\|^notify_on_release$')" ]
@@ -518,18 +488,18 @@ autogroup_nice() {
 	mkdir g
 	nice_sleeper s0 0
 	nice_sleeper s10 10
-	eventually 10 nice_of "$s10"	# nice(1) has run
+	cg_poll_until -x 10 nice_of "$s10"	# nice(1) has run
 	echo "$s0" >g/tasks
 	echo "$s10" >g/tasks
 	# 1024 shares over weights 1024 (nice 0) and 110 (nice 10): 925 and
 	# 99, nice 0 and nice 10 again (not 512 each, nice 3).
-	eventually 10 nice_of "$s10"
-	eventually 0 nice_of "$s0"
+	cg_poll_until -x 10 nice_of "$s10"
+	cg_poll_until -x 0 nice_of "$s0"
 	# At 100 shares, 90 and 10; 10 is below nice 19's weight (15). Sleepers
 	# do not push the scale up (that would lend every running thread of
 	# the session more weight, issue 13 item 10): 10 is clamped to nice 19
 	# and 90 is nice 11 (87), not 10 (110).
 	echo 100 >g/cpu.shares
-	eventually 19 nice_of "$s10"
-	eventually 11 nice_of "$s0"
+	cg_poll_until -x 19 nice_of "$s10"
+	cg_poll_until -x 11 nice_of "$s0"
 }

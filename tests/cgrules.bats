@@ -105,26 +105,16 @@ start() {
 
 # wait_log TEXT: the daemon's log says TEXT (up to 20 s).
 wait_log() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -qF -- "$1" "$CG_TMP/cgfused.log" && return 0
-		sleep 0.05
-	done
-	echo "the log never said '$1':" >&2
-	cat "$CG_TMP/cgfused.log" >&2
-	return 1
+	cg_wait_for -F "$CG_TMP/cgfused.log" "$1"
 }
 
 @test "cgfused-exec --sticky: the rules leave the command where it was put; without it they move it" {
 	rules "*:$CMD  cpu  /placed"
 	cg_mount -o "rules=$RULES"
 	mkdir "$MNT/placed" "$MNT/mine"
-	local s p i
+	local s p
 	start s "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" --sticky -g cpu:/mine
-	for ((i = 0; i < 400; i++)); do
-		[ "$(cat "/proc/$s/comm" 2>/dev/null)" = "$CMD" ] && break
-		sleep 0.05
-	done
+	cg_poll_until -x "$CMD" cat "/proc/$s/comm"
 	start p "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" -g cpu:/mine
 	cg_placed "$p" "$MNT/placed/cgroup.procs"
 	# The sticky one's exec came first: had a rule moved it, it would be

@@ -46,13 +46,10 @@ stop() {
 
 # hup TEXT: the daemon's log says TEXT after a SIGHUP (up to 20 s).
 hup() {
-	local i n
+	local n
 	n=$(grep -c -- "$1" "$CG_TMP/cgfused.log" || true)	# 0 matches: status 1
 	kill -HUP "$CG_PID"
-	for ((i = 0; i < 400; i++)); do
-		(($(grep -c -- "$1" "$CG_TMP/cgfused.log") > n)) && return 0
-		sleep 0.05
-	done
+	cg_poll_until -ge $((n + 1)) grep -c -- "$1" "$CG_TMP/cgfused.log" && return 0
 	echo "no '$1' after SIGHUP:" >&2
 	cat "$CG_TMP/cgfused.log" >&2
 	return 1
@@ -259,7 +256,6 @@ cpu.shares=4096'
 }
 
 @test "a relative config= names the file from where cgfused started, in the background too" {
-	local i
 	conf '[/a]
 cpu.shares=2048'
 	CG_MOUNTS+=("$MNT")
@@ -276,12 +272,7 @@ cpu.shares=2048'
 	conf '[/a]
 cpu.shares=4096'
 	kill -HUP "$CG_PID"
-	for ((i = 0; i < 400; i++)); do
-		[[ $(cat "$MNT/a/cpu.shares") == 4096 ]] && break
-		sleep 0.05
-	done
-	cg_expect_read "$MNT/a/cpu.shares" 4096
-	cg_expect_done
+	cg_poll_until -x 4096 cat "$MNT/a/cpu.shares"
 }
 
 @test "with config=none SIGHUP neither reloads nor stops the daemon" {

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The freezers' bats helpers (freezer.bats: v1's freezer.state,
 # v2-freeze.bats: v2's cgroup.freeze): is a thread stopped, does it run,
-# and a shell with job control.
+# and a shell with job control. Each file defines `freeze GROUP`: freezes
+# GROUP and waits until the freezer says it is frozen.
 
 # ran PID: how long the thread ran in the next 0.4 s (ns).
 ran() {
@@ -34,17 +35,25 @@ assert_runs() {
 	[[ $n -gt 20000000 ]] || { echo "$1 ran only $n ns in 0.4 s (state $(state "$1"))" >&2; return 1; }
 }
 
+# frozen_busy VAR GROUP: a busy loop in GROUP, frozen; its PID in VAR.
+frozen_busy() {
+	cg_busy "$1"
+	echo "${!1}" >"$2/cgroup.procs"
+	freeze "$2"
+	assert_frozen "${!1}"
+}
+
 # job_shell STOP: a shell with job control (on a terminal, script(1))
 # runs a busy job in the background; STOP freezes or stops it, then the
 # shell's `jobs -l` is printed.
 job_shell() {
-	local p i
+	local p
 	rm -f "$CG_TMP/pid" "$CG_TMP/go"
 	script -qec "bash --norc -mc '\"\$0\" -c \"while True: pass\" & echo \$! >$CG_TMP/pid
 		while [[ ! -e $CG_TMP/go ]]; do sleep 0.05; done; sleep 0.3; jobs -l
 		kill -KILL %1' $CG_PYTHON" /dev/null >"$CG_TMP/jobs" 2>&1 </dev/null 3>&- &
 	CG_HELPERS+=("$!")
-	for ((i = 0; i < 400; i++)); do [[ -s $CG_TMP/pid ]] && break; sleep 0.05; done
+	cg_poll_until test -s "$CG_TMP/pid"
 	p=$(<"$CG_TMP/pid")
 	CG_HELPERS+=("$p")
 	"$1" "$p"

@@ -23,22 +23,14 @@ teardown() {
 
 # wait_state GROUP STATE: freezer.state reads STATE within 20 s.
 wait_state() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		[[ $(<"$1/freezer.state") == "$2" ]] && return 0
-		sleep 0.05
-	done
-	echo "$1/freezer.state reads $(<"$1/freezer.state"), not $2" >&2
-	return 1
+	cg_poll_until -x "$2" cat "$1/freezer.state"
 }
 
-# frozen_busy VAR: a busy loop in g, frozen; its PID in VAR.
-frozen_busy() {
-	cg_busy "$1"
-	echo "${!1}" >"$MNT/g/cgroup.procs"
-	echo FROZEN >"$MNT/g/freezer.state"
-	wait_state "$MNT/g" FROZEN
-	assert_frozen "${!1}"
+# freeze GROUP (for freezer-helpers.bash): FROZEN, and freezer.state
+# reads it.
+freeze() {
+	echo FROZEN >"$1/freezer.state"
+	wait_state "$1" FROZEN
 }
 
 @test "freezer files: formats, modes, the kernel's errors; none in the root" {
@@ -76,8 +68,7 @@ frozen_busy() {
 	echo "$a" >"$MNT/g/cgroup.procs"
 	echo "$b" >"$MNT/g/cgroup.procs"
 	assert_runs "$a"
-	echo FROZEN >"$MNT/g/freezer.state"
-	wait_state "$MNT/g" FROZEN
+	freeze "$MNT/g"
 	assert_frozen "$a"
 	assert_frozen "$b"
 	run grep '^freezer_frozen_threads' "$MNT/cgfused.stat"
@@ -96,8 +87,7 @@ frozen_busy() {
 	cg_busy b
 	mkdir "$MNT/g/sub"
 	echo "$a" >"$MNT/g/sub/cgroup.procs"
-	echo FROZEN >"$MNT/g/freezer.state"
-	wait_state "$MNT/g" FROZEN
+	freeze "$MNT/g"
 	assert_frozen "$a"
 	assert_runs "$b"
 	echo "$b" >"$MNT/g/cgroup.procs"
@@ -117,8 +107,7 @@ frozen_busy() {
 	CG_HELPERS+=("$p")
 	echo "$p" >"$MNT/g/cgroup.procs"
 	sleep 0.2
-	echo FROZEN >"$MNT/g/freezer.state"
-	wait_state "$MNT/g" FROZEN
+	freeze "$MNT/g"
 	n=$(wc -l <"$MNT/g/tasks")
 	[[ $n -gt 2 ]]
 	for tid in $(<"$MNT/g/tasks"); do
@@ -134,8 +123,7 @@ frozen_busy() {
 
 freeze_job() {
 	echo "$1" >"$MNT/g/cgroup.procs"
-	echo FROZEN >"$MNT/g/freezer.state"
-	wait_state "$MNT/g" FROZEN
+	freeze "$MNT/g"
 	kill -CONT "$1"
 	assert_frozen "$1"
 }
@@ -157,10 +145,7 @@ freeze_job() {
 	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
 	t=$!
 	CG_HELPERS+=("$t")
-	for ((i = 0; i < 400; i++)); do
-		grep -q "^TracerPid:[[:space:]]*$t\$" "/proc/$a/status" && break
-		sleep 0.05
-	done
+	cg_wait_for "/proc/$a/status" "^TracerPid:[[:space:]]*$t\$"
 	echo "$a" >"$MNT/g/cgroup.procs"
 	echo FROZEN >"$MNT/g/freezer.state"
 	sleep 0.3
@@ -178,7 +163,7 @@ freeze_job() {
 # not (cgfused(8), FREEZING).
 @test "SIGKILL kills a frozen thread, and its parent reaps it" {
 	local a
-	frozen_busy a
+	frozen_busy a "$MNT/g"
 	kill -KILL "$a"
 	# Its tracer (the daemon) must reap it first: only then is the
 	# parent (this shell) told, and the process gone.
@@ -194,20 +179,15 @@ stat_line() {
 }
 
 @test "a throttled group freezes, stays frozen past its periods, and its quota holds after the thaw" {
-	local a i n
+	local a n
 	cg_busy a
 	echo "$a" >"$MNT/g/cgroup.procs"
 	# 1 ms a second: throttled even on a loaded machine, then stopped
 	# for the rest of the second.
 	echo 1000000 >"$MNT/g/cpu.cfs_period_us"
 	echo 1000 >"$MNT/g/cpu.cfs_quota_us"
-	for ((i = 0; i < 400; i++)); do
-		[[ $(state "$a") == t ]] && break
-		sleep 0.05
-	done
-	[[ $(state "$a") == t ]] || { echo "$a was never throttled" >&2; return 1; }
-	echo FROZEN >"$MNT/g/freezer.state"
-	wait_state "$MNT/g" FROZEN
+	cg_poll_until -x t state "$a"	# throttled
+	freeze "$MNT/g"
 	# Held by both, seized once: neither is refused, and the periods'
 	# ends do not let it run.
 	assert_equal "$(stat_line freezer_refused_threads)" "freezer_refused_threads 0"
@@ -217,11 +197,8 @@ stat_line() {
 	assert_frozen "$a"
 	echo THAWED >"$MNT/g/freezer.state"
 	# Capped still: it runs a little, period by period.
-	for ((i = 0; i < 50; i++)); do	# 20 s
-		n=$(ran "$a")
-		[[ $n -gt 0 ]] && break
-	done
-	[[ $n -gt 0 ]] || { echo "thawed, capped $a never ran" >&2; return 1; }
+	cg_poll_until -ge 1 ran "$a"
+	n=$CG_POLLED
 	[[ $n -lt 100000000 ]] || { echo "capped at 0.1%, ran $n ns in 0.4 s" >&2; return 1; }
 	echo -1 >"$MNT/g/cpu.cfs_quota_us"
 	assert_runs "$a"
@@ -229,7 +206,7 @@ stat_line() {
 
 @test "the daemon's stop thaws every thread" {
 	local a
-	frozen_busy a
+	frozen_busy a "$MNT/g"
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
 	assert_runs "$a"
@@ -237,7 +214,7 @@ stat_line() {
 
 @test "kill -9 of the daemon leaves nothing frozen; a restart with the state freezes again" {
 	local a
-	frozen_busy a
+	frozen_busy a "$MNT/g"
 	kill -KILL "$CG_PID"
 	cg_wait_gone "$CG_PID"
 	assert_runs "$a"

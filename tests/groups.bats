@@ -658,15 +658,9 @@ make_agent() {
 	echo "$CG_TMP/agent" >release_agent
 }
 
-# wait_released PATH: until the agent has reported PATH (at most 10 s).
+# wait_released PATH: until the agent has reported PATH (at most 20 s).
 wait_released() {
-	local i
-	for i in $(seq 100); do
-		grep -qx -- "$1" "$CG_TMP/released" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	echo "the agent did not report $1; it reported: $(cat "$CG_TMP/released" 2>/dev/null)" >&2
-	return 1
+	cg_wait_for -Fx "$CG_TMP/released" "$1"
 }
 
 @test "release_agent runs with the group's path when its last task exits, untouched" {
@@ -735,16 +729,12 @@ wait_released() {
 }
 
 # agent_log_is TEXT: the release agent's log holds the lines of TEXT, in
-# any order (each call's agent runs apart), within 10 s, and still holds
+# any order (each call's agent runs apart), within 20 s, and still holds
 # them a moment later.
 agent_log_is() {
-	local i got= want
+	local got want
 	want=$(sort <<<"$1")
-	for ((i = 0; i < 200; i++)); do
-		got=$(sort "$CG_TMP/agent.log" 2>/dev/null) || true
-		[[ $got == "$want" ]] && break
-		sleep 0.1
-	done
+	cg_poll_until -x "$want" sort "$CG_TMP/agent.log" || return
 	sleep 1
 	got=$(sort "$CG_TMP/agent.log" 2>/dev/null) || true
 	[[ $got == "$want" ]] || fail "the release agent was called for '$got', want '$want'"

@@ -195,23 +195,18 @@ cg_cpu_ns() {
 # VAR; returns once it runs as that user (setpriv has changed its ids and
 # exec'd sleep), so that a move of it is judged by its new owner.
 cg_sleeper_as() {
-	local pid i
+	local pid
 	setpriv --reuid="$1" --regid="$1" --clear-groups sleep 1000 >/dev/null 2>&1 3>&- &
 	pid=$!
 	CG_HELPERS+=("$pid")
 	printf -v "$2" %s "$pid"
-	for ((i = 0; i < 200; i++)); do
-		[[ $(cat "/proc/$pid/comm" 2>/dev/null) == sleep ]] && return 0
-		sleep 0.05
-	done
-	echo "sleeper $pid did not start as user $1" >&2
-	return 1
+	cg_poll_until -x sleep cat "/proc/$pid/comm"
 }
 
 # cg_threads VAR: starts a python process with 3 extra threads (4 in all),
 # stores its PID in VAR and waits until all 4 threads exist.
 cg_threads() {
-	local pid i
+	local pid
 	"$CG_PYTHON" -c '
 import threading, time
 for _ in range(3):
@@ -221,11 +216,15 @@ time.sleep(1000)
 	pid=$!
 	CG_HELPERS+=("$pid")
 	printf -v "$1" %s "$pid"
-	for ((i = 0; i < 200; i++)); do
-		[[ $(ls "/proc/$pid/task" 2>/dev/null | wc -l) -eq 4 ]] && return 0
-		sleep 0.05
-	done
-	echo "python helper $pid did not start its 3 threads" >&2
+	cg_poll_until -x 4 cg_nthreads "$pid"
+}
+
+# cg_nthreads PID: how many threads the process has.
+cg_nthreads() {
+	local k v
+	while read -r k v; do
+		[[ $k == Threads: ]] && { echo "$v"; return 0; }
+	done <"/proc/$1/status"
 	return 1
 }
 
@@ -403,14 +402,57 @@ cg_mount_v2() {
 	cg_mount -o unified "$@"
 }
 
-# cg_wait_for FILE TEXT: up to 20 s for FILE to hold TEXT (returns as soon
-# as it does); says what FILE held if it never did.
-cg_wait_for() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -q -- "$2" "$1" 2>/dev/null && return 0
+# cg_poll_until [-t SECONDS] [-x TEXT | -m REGEX | -ge N] CMD...: runs CMD
+# every 50 ms until it holds: its output (stdout and stderr, trailing
+# newlines stripped) is TEXT (-x), matches the bash REGEX (-m), is a whole
+# number >= N (-ge), or, without these, CMD succeeds. Returns as soon as it
+# holds; after SECONDS (default 20: CI runs under ASan and valgrind, ~3x
+# slower), once more tried at the end, fails saying what CMD last gave.
+# CG_POLLED is CMD's last output. CMD runs in a subshell: it sets nothing.
+cg_poll_until() {
+	local secs=20 how=status want got st end
+	while :; do
+		case $1 in
+		-t) secs=$2 ;;
+		-x | -m | -ge) how=$1 want=$2 ;;
+		*) break ;;
+		esac
+		shift 2
+	done
+	end=$((${EPOCHREALTIME/./} + secs * 1000000))
+	while :; do
+		got=$("$@" 2>&1) && st=0 || st=$?
+		CG_POLLED=$got
+		case $how in
+		status) ((st == 0)) && return 0 ;;
+		-x) [[ $got == "$want" ]] && return 0 ;;
+		-m) [[ $got =~ $want ]] && return 0 ;;
+		-ge) [[ $got =~ ^-?[0-9]+$ ]] && ((got >= want)) && return 0 ;;
+		esac
+		((${EPOCHREALTIME/./} < end)) || break
 		sleep 0.05
 	done
+	case $how in
+	status) want="status 0, had $st" ;;
+	-x) want="'$want'" ;;
+	-m) want="a match of '$want'" ;;
+	-ge) want="a number >= $want" ;;
+	esac
+	echo "'$*' gave '$got' for $secs s, want $want" >&2
+	return 1
+}
+
+# cg_wait_for [GREP_OPTIONS...] FILE TEXT: up to 20 s for a line of FILE to
+# match TEXT (grep's regular expression, or as the options say: -F, -x,
+# -E); says what FILE held if none ever did.
+cg_wait_for() {
+	local opts=()
+	while [[ $1 == -* ]]; do
+		opts+=("$1")
+		shift
+	done
+	# Its own message, not cg_poll_until's.
+	cg_poll_until grep -q "${opts[@]}" -- "$2" "$1" 2>/dev/null && return 0
 	echo "$1 never got '$2': $(cat "$1" 2>&1)" >&2
 	return 1
 }
@@ -444,11 +486,8 @@ EOF
 # cg_placed PID FILE: up to 20 s for PID to be listed in FILE; says in
 # which cgroup.procs of the mount it is if it never is.
 cg_placed() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -qx "$1" "$2" 2>/dev/null && return 0
-		sleep 0.05
-	done
+	# Its own message, not cg_poll_until's.
+	cg_poll_until grep -qx -- "$1" "$2" 2>/dev/null && return 0
 	echo "$1 never came into $2; it is in:" >&2
 	grep -rlx "$1" "$MNT" --include=cgroup.procs >&2
 	return 1

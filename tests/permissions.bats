@@ -253,11 +253,7 @@ time.sleep(1000)
 EOF
 	"$CG_PYTHON" "$CG_TMP/ids.py" "$1" "$2" >"$CG_TMP/ids.out" 2>&1 3>&- &
 	CG_HELPERS+=("$!")
-	local i
-	for ((i = 0; i < 400; i++)); do
-		[[ $(wc -l <"$CG_TMP/ids.out") -ge 2 ]] && break
-		sleep 0.05
-	done
+	cg_poll_until -ge 2 grep -c '' "$CG_TMP/ids.out"	# both ids printed
 	{ read -r TID; read -r LEADER; } <"$CG_TMP/ids.out"
 	[[ $LEADER == "$!" ]]
 }
@@ -298,12 +294,7 @@ time.sleep(1000)
 ' "$2" "$3" "$4" >/dev/null 2>&1 3>&- &
 	CG_HELPERS+=("$!")
 	printf -v "$1" %s "$!"
-	local i
-	for ((i = 0; i < 400; i++)); do
-		[[ $(awk '/^Uid:/ { print $2, $3, $4 }' "/proc/$!/status") == "$2 $3 $4" ]] && return 0
-		sleep 0.05
-	done
-	return 1
+	cg_poll_until -x "$2 $3 $4" awk '/^Uid:/ { print $2, $3, $4 }' "/proc/$!/status"
 }
 
 # The kernel's rule: the writer's euid is the task's real or saved uid.

@@ -51,16 +51,9 @@ stat_field() {
 	return 1
 }
 
-# wait_throttled PID: the thread is seen in a ptrace-stop ('t') within 20 s
-# (SECONDS: on a loaded machine each look takes a while).
+# wait_throttled PID: the thread is seen in a ptrace-stop ('t') within 20 s.
 wait_throttled() {
-	local end=$((SECONDS + 20))
-	while ((SECONDS < end)); do
-		[[ $(state "$1") == t ]] && return 0
-		sleep 0.01
-	done
-	echo "$1 was never seen throttled (state $(state "$1"))" >&2
-	return 1
+	cg_poll_until -x t state "$1"
 }
 
 # assert_free PID: over 1 s (50 looks) the thread is never in a
@@ -77,11 +70,7 @@ assert_free() {
 
 # wait_free PID: the thread leaves its stop within 20 s, then is free.
 wait_free() {
-	local end=$((SECONDS + 20))
-	while ((SECONDS < end)); do
-		[[ $(state "$1") != t ]] && break
-		sleep 0.05
-	done
+	cg_poll_until -m '^[^t]$' state "$1" || return
 	assert_free "$1"
 }
 
@@ -160,16 +149,11 @@ capped_busy() {
 }
 
 @test "a thread its user stopped stays stopped through throttling and after" {
-	local a end
+	local a
 	capped_busy a
 	kill -STOP "$a"
 	sleep 0.5	# periods end: the throttle lets it go, its own stop stays
-	end=$((SECONDS + 20))
-	while ((SECONDS < end)); do
-		[[ $(state "$a") == T ]] && break
-		sleep 0.05
-	done
-	assert_equal "$(state "$a")" T
+	cg_poll_until -x T state "$a"
 	echo -1 >"$MNT/g/cpu.cfs_quota_us"
 	sleep 0.3
 	assert_equal "$(state "$a")" T
@@ -208,13 +192,7 @@ policy() {
 
 # wait_policy PID N: the thread's policy is N within 20 s.
 wait_policy() {
-	local end=$((SECONDS + 20))
-	while ((SECONDS < end)); do
-		[[ $(policy "$1") == "$2" ]] && return 0
-		sleep 0.05
-	done
-	echo "$1 has policy $(policy "$1"), not $2" >&2
-	return 1
+	cg_poll_until -x "$2" policy "$1"
 }
 
 @test "cpu.idle 1 makes the subtree's threads SCHED_IDLE; 0, or leaving, gives SCHED_OTHER back" {
@@ -301,7 +279,7 @@ idle_then_killed() {
 # in VAR), kill -9 of the daemon, then the member forks a sleep (its PID
 # in CHILD), which inherits SCHED_IDLE and is on no record.
 idle_child_then_killed() {
-	local member c fifo=$CG_TMP/go pidf=$CG_TMP/child.pid end
+	local member c fifo=$CG_TMP/go pidf=$CG_TMP/child.pid
 	mkfifo "$fifo"
 	# Forks a sleep once told (blocked opening the fifo until then).
 	bash -c 'read -r _ <"$1"; sleep 1000 & echo $! >"$2"; wait' _ "$fifo" "$pidf" \
@@ -309,8 +287,7 @@ idle_child_then_killed() {
 	CG_HELPERS+=("$!")
 	idle_then_killed member "$!"
 	echo go >"$fifo"
-	end=$((SECONDS + 20))
-	while [[ ! -s $pidf ]] && ((SECONDS < end)); do sleep 0.05; done
+	cg_poll_until test -s "$pidf"
 	c=$(<"$pidf")
 	CG_HELPERS+=("$c")
 	assert_equal "$(policy "$c")" 5

@@ -29,25 +29,7 @@ with open(sys.argv[2], "a") as out:
 ' "$CG_TMP/log.sock" "$CG_TMP/syslog" >/dev/null 2>&1 3>&- &
 	CG_HELPERS+=("$!")
 	touch "$CG_TMP/syslog"
-	local i
-	for ((i = 0; i < 400; i++)); do
-		[[ -S $CG_TMP/log.sock ]] && return 0
-		sleep 0.05
-	done
-	echo "the syslog listener did not start" >&2
-	return 1
-}
-
-# cg_wait_syslog REGEX: waits up to 10 s for a line of $CG_TMP/syslog.
-cg_wait_syslog() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		grep -qE "$1" "$CG_TMP/syslog" && return 0
-		sleep 0.05
-	done
-	echo "no syslog line matches '$1'; the lines:" >&2
-	cat "$CG_TMP/syslog" >&2
-	return 1
+	cg_poll_until test -S "$CG_TMP/log.sock"	# the listener has started
 }
 
 # cg_in_logns SCRIPT [ARGS...]: runs bash SCRIPT in a mount namespace of
@@ -102,7 +84,7 @@ umount "$t/mnt"
 	pid=$(sed -n 's/^<[0-9]*>.* cgfused\[\([0-9]*\)\]: .*/\1/p' "$CG_TMP/syslog" | head -1)
 	[[ $pid =~ ^[0-9]+$ ]]
 	CG_DAEMONS+=("$pid")
-	cg_wait_syslog 'stopped: .*/mnt was unmounted'
+	cg_wait_for -E "$CG_TMP/syslog" 'stopped: .*/mnt was unmounted'
 	cg_wait_gone "$pid"
 	# Facility daemon (3): <30> is info, <28> a warning.
 	grep -qE "^<30>.* cgfused\[$pid\]: cgfused [0-9.]+ serving $CG_TMP/mnt: controllers cpu:cpuset, state $CG_TMP/s.state$" "$CG_TMP/syslog"

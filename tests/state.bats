@@ -156,10 +156,7 @@ while True:
 	kill -USR2 "$p"
 	cg_wait_for "$CG_TMP/kids" zombie
 	zombie=$(awk '$1 == "zombie" { print $2 }' "$CG_TMP/kids")
-	for ((i = 0; i < 50; i++)); do
-		[[ $(awk '{ print $3 }' "/proc/$zombie/stat") == Z ]] && break
-		sleep 0.05
-	done
+	cg_poll_until -x Z awk '{ print $3 }' "/proc/$zombie/stat"
 	crash
 	kill -USR1 "$p"
 	cg_wait_for "$CG_TMP/kids" child

@@ -469,22 +469,14 @@ time.sleep(1000)
 ' "$CG_TMP/stop" >/dev/null 2>&1 3>&- &
 	py=$!
 	CG_HELPERS+=("$py")
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[[ $(ls "/proc/$py/task" | wc -l) -eq 2 ]] && break
-		sleep 0.05
-	done
+	cg_poll_until -x 2 cg_nthreads "$py"
 	local tids=($(cg_tids "$py"))
 	[ "${#tids[@]}" -eq 2 ]
 	echo "$py" >t/cgroup.procs
 	run cat t/tasks
 	assert_output "${tids[0]}"$'\n'"${tids[1]}"
 	touch "$CG_TMP/stop"
-	for ((i = 0; i < 200; i++)); do
-		[[ -e /proc/$py/task/${tids[1]} ]] || break
-		sleep 0.05
-	done
-	[ ! -e "/proc/$py/task/${tids[1]}" ]
+	cg_poll_until test ! -e "/proc/$py/task/${tids[1]}"
 	run cat t/tasks
 	assert_output "${tids[0]}"
 	run cat t/cgroup.procs
@@ -492,7 +484,7 @@ time.sleep(1000)
 }
 
 @test "exec from a non-leader thread: the process stays in that thread's group, under its pid" {
-	local py i
+	local py
 	# A process whose second thread calls execve when told to: the kernel
 	# gives it the leader's id, and the old thread id vanishes.
 	"$CG_PYTHON" -c '
@@ -506,10 +498,7 @@ time.sleep(1000)
 ' "$CG_TMP/go" "$(command -v sleep)" >/dev/null 2>&1 3>&- &
 	py=$!
 	CG_HELPERS+=("$py")
-	for ((i = 0; i < 200; i++)); do
-		[[ $(ls "/proc/$py/task" | wc -l) -eq 2 ]] && break
-		sleep 0.05
-	done
+	cg_poll_until -x 2 cg_nthreads "$py"
 	local tids=($(cg_tids "$py"))
 	[ "${#tids[@]}" -eq 2 ]
 	# Only the thread that will exec is a member.
@@ -517,11 +506,7 @@ time.sleep(1000)
 	run cat t/tasks
 	assert_output "${tids[1]}"
 	touch "$CG_TMP/go"
-	for ((i = 0; i < 200; i++)); do
-		[[ $(cat "/proc/$py/comm" 2>/dev/null) == sleep ]] && break
-		sleep 0.05
-	done
-	[ "$(cat "/proc/$py/comm")" = sleep ]
+	cg_poll_until -x sleep cat "/proc/$py/comm"
 	[ "$(cg_tids "$py")" = "$py" ]
 	run cat t/tasks
 	assert_output "$py"

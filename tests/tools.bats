@@ -257,15 +257,12 @@ exec "$@"'
 @test "cgfused-top --json: one object per refresh that parses" {
 	cg_mount -o controllers=cpu,cpuacct:cpuset
 	mkdir -p "$MNT/cpu,cpuacct/busy/sub" "$MNT/cpuset/busy/sub"
-	local b i
+	local b
 	"$EXEC" --mount "$MNT" -g '*:/busy/sub' sh -c 'while :; do :; done' >/dev/null 2>&1 3>&- &
 	b=$!
 	CG_HELPERS+=("$b")
 	# Until it runs in the group (it moves itself, then execs the shell).
-	for ((i = 0; i < 400; i++)); do
-		[[ $(cat "$MNT/cpu,cpuacct/busy/sub/tasks") == "$b" ]] && break
-		sleep 0.05
-	done
+	cg_poll_until -x "$b" cat "$MNT/cpu,cpuacct/busy/sub/tasks"
 	rate_start "$b"
 	run "$TOP" --mount "$MNT" --json -n 2 -d 0.5
 	rate_end "$b"

@@ -138,7 +138,6 @@ burst_usec 0"
 }
 
 @test "cpu.stat counts what the group's threads run" {
-	local usage i
 	# It joins g first, then runs 0.3 s of CPU, then sleeps.
 	"$CG_PYTHON" -c 'import os, sys, time
 with open(sys.argv[1], "w") as f:
@@ -147,12 +146,8 @@ t = time.process_time() + 0.3
 while time.process_time() < t: pass
 time.sleep(1000)' g/cgroup.procs >/dev/null 2>&1 3>&- &
 	CG_HELPERS+=("$!")
-	for ((i = 0; i < 400; i++)); do
-		usage=$(awk '$1 == "usage_usec" { print $2 }' g/cpu.stat)
-		((usage >= 250000)) && break
-		sleep 0.05
-	done
-	((usage >= 250000)) || { cat g/cpu.stat >&2; return 1; }
+	cg_poll_until -ge 250000 awk '$1 == "usage_usec" { print $2 }' g/cpu.stat ||
+		{ cat g/cpu.stat >&2; return 1; }
 	# user + system is the usage (cputime_adjust()), but for the three
 	# figures' rounding down to µs each, as the kernel's.
 	run awk '{ v[$1] = $2 } END { d = v["usage_usec"] - v["user_usec"] - v["system_usec"]; print d }' g/cpu.stat
@@ -178,14 +173,7 @@ time.sleep(1000)' g/cgroup.procs >/dev/null 2>&1 3>&- &
 
 # cpus_allowed PID WANT: PID's affinity is WANT within 20 s.
 cpus_allowed() {
-	local got i
-	for ((i = 0; i < 200; i++)); do
-		got=$(grep Cpus_allowed_list "/proc/$1/status")
-		[[ $got == "Cpus_allowed_list:	$2" ]] && return 0
-		sleep 0.1
-	done
-	echo "$1: '$got', want '$2'" >&2
-	return 1
+	cg_poll_until -x "Cpus_allowed_list:	$2" grep Cpus_allowed_list "/proc/$1/status"
 }
 
 @test "cpuset: a populated group may ask for nothing" {

@@ -24,22 +24,14 @@ teardown() {
 
 # wait_frozen GROUP 0|1: cgroup.events says frozen 0|1 within 20 s.
 wait_frozen() {
-	local i
-	for ((i = 0; i < 400; i++)); do
-		grep -qx "frozen $2" "$1/cgroup.events" && return 0
-		sleep 0.05
-	done
-	echo "$1/cgroup.events: $(tr '\n' ' ' <"$1/cgroup.events"), not frozen $2" >&2
-	return 1
+	cg_wait_for -x "$1/cgroup.events" "frozen $2"
 }
 
-# frozen_busy VAR: a busy loop in a, frozen; its PID in VAR.
-frozen_busy() {
-	cg_busy "$1"
-	echo "${!1}" >"$MNT/a/cgroup.procs"
-	echo 1 >"$MNT/a/cgroup.freeze"
-	wait_frozen "$MNT/a" 1
-	assert_frozen "${!1}"
+# freeze GROUP (for freezer-helpers.bash): cgroup.freeze 1, and
+# cgroup.events says frozen 1.
+freeze() {
+	echo 1 >"$1/cgroup.freeze"
+	wait_frozen "$1" 1
 }
 
 @test "cgroup.freeze: the kernel's parsing; reads what was written, not what an ancestor says" {
@@ -107,7 +99,7 @@ frozen_busy() {
 
 @test "threads forked or moved in freeze; a thread moved out runs" {
 	local p q f tid n
-	frozen_busy p
+	frozen_busy p "$MNT/a"
 	cg_busy q
 	echo "$q" >"$MNT/a/b/cgroup.procs"
 	wait_frozen "$MNT/a/b" 1
@@ -135,8 +127,7 @@ frozen_busy() {
 @test "a SIGCONT does not thaw, and a frozen shell job is not Stopped" {
 	freeze_job() {
 		echo "$1" >"$MNT/a/cgroup.procs"
-		echo 1 >"$MNT/a/cgroup.freeze"
-		wait_frozen "$MNT/a" 1
+		freeze "$MNT/a"
 		kill -CONT "$1"
 		assert_frozen "$1"
 	}
@@ -147,7 +138,7 @@ frozen_busy() {
 
 @test "the daemon's stop thaws every thread" {
 	local p
-	frozen_busy p
+	frozen_busy p "$MNT/a"
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
 	assert_runs "$p"
@@ -155,7 +146,7 @@ frozen_busy() {
 
 @test "kill -9 of the daemon leaves nothing frozen; a restart with the state freezes again" {
 	local p
-	frozen_busy p
+	frozen_busy p "$MNT/a"
 	kill -KILL "$CG_PID"
 	cg_wait_gone "$CG_PID"
 	assert_runs "$p"

@@ -312,13 +312,7 @@ nr_dying_subsys_pids 0" ]
 	b=$!
 	CG_HELPERS+=("$b")
 	echo "$b" >"$MNT/a/b/cgroup.procs"
-	local i u=0
-	for ((i = 0; i < 400; i++)); do
-		u=$(awk '/^usage_usec/ { print $2 }' "$MNT/a/cpu.stat")
-		((u >= 200000)) && break
-		sleep 0.05
-	done
-	((u >= 200000))
+	cg_poll_until -ge 200000 awk '/^usage_usec/ { print $2 }' "$MNT/a/cpu.stat"
 	# The parent counts its children's.
 	(($(awk '/^usage_usec/ { print $2 }' "$MNT/a/b/cpu.stat") <= $(awk '/^usage_usec/ { print $2 }' "$MNT/a/cpu.stat")))
 }

@@ -22,6 +22,7 @@
 #include "alloc/alloc_weight.h"
 #include "core/notify.h"
 #include "core/sched_view.h"
+#include "lib/clock.h"
 
 /* A thread that is runnable now, or was (running or waiting for a CPU) for
  * this much of the last period, counts as runnable. */
@@ -54,6 +55,14 @@
  * here), as user space has no cond_resched(). No lock is held there. */
 #define BREATH_NS 200000
 #define BREATH_STEPS 64
+/* Managed threads that left (exited, or back in the root) may leave a
+ * session with none: a walk of every thread tells, at most once in this
+ * many sampled passes (1 s), so that exits cost no walk each. */
+#define DEPART_PASSES 10
+/* The sleepers' sweep (sweep_sleepers): slots of the table looked at a
+ * pass while a change may have moved sleepers' targets; a round of 10,000
+ * threads takes 10 passes. */
+#define SWEEP_WALK 1024
 /* Pass times kept for cgfused.stat's percentiles. */
 #define PASS_RING 256
 
@@ -70,6 +79,7 @@ struct autogroup {
 	bool whole;
 	double weight;			/* this pass: its runnable threads' target */
 	GArray *buckets;		/* struct nice_bucket */
+	double scale;			/* its last mapping's (nice_map_buckets) */
 };
 
 /* A non-root cpuset, as the view reports it; its threads reference it. */
@@ -137,7 +147,17 @@ struct allocator {
 	bool repeat;			/* one of them escaped more than once */
 	struct alloc_stats st;
 	uint64_t ring[PASS_RING];	/* the last passes' times, ns */
+	uint64_t cpu_ring[PASS_RING];	/* ... and the CPU time they took */
 	bool changed;			/* a sample or a new thread changed the picture */
+	/* A placing walks the active threads only (every runnable one is
+	 * there, and every thread the view reported), unless a cpuset's CPUs
+	 * changed (every member's affinity follows) or managed threads left
+	 * (their sessions may be left empty: DEPART_PASSES). Sleepers'
+	 * targets are then kept within a nice step by a sweep in slices. */
+	bool cpus_changed, departed;
+	unsigned full_rotation;		/* a departure's walk not before it */
+	guint sweep_pos, sweep_left;	/* slots left in the sweep's round */
+	unsigned sweep_round;
 	bool sessions_stale;		/* check_sessions before weighing sessions */
 	bool dithering;			/* the last placing dithers in time */
 	bool sessions_weighed;		/* ... and weighs sessions against each other */
@@ -147,28 +167,20 @@ struct allocator {
 	/* What cgfused.stat shows (read under the core lock by on_stat). */
 	GMutex shown_lock;		/* after the core lock */
 	struct alloc_stats shown;
-	uint64_t p50_ns, p99_ns;
+	uint64_t p50_ns, p99_ns, p99_cpu_ns;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 /* In a loop over threads: yields if BREATH_NS of work went by since the
  * last time. A clock read (vDSO): for loops that make system calls. */
 static void breathe(struct allocator *a)
 {
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	if (now - a->breath_ns < BREATH_NS)
 		return;
 	sched_yield();
 	a->st.yields++;
-	a->breath_ns = now_ns();
+	a->breath_ns = mono_ns();
 }
 
 /* The same, looking at the clock every BREATH_STEPS steps: for loops of
@@ -318,6 +330,8 @@ static int owner_floor(struct kfacade *kf, pid_t tid)
 	return CLAMP(20 - rlim, NICE_MIN, NICE_MAX);
 }
 
+static void activate(struct allocator *a, struct task_sched *s);
+
 /* Reads what the thread has before we change anything. */
 static void see_task(struct allocator *a, struct task_sched *s)
 {
@@ -337,6 +351,7 @@ static void see_task(struct allocator *a, struct task_sched *s)
 	cpus_set_autogroup(&a->cpus_pool, &s->masks, ag);
 	s->seen = true;
 	a->changed = true;
+	activate(a, s);		/* placed by the next placing */
 	if (!adopt_task(a, s))
 		record_task(a, s);
 	alloc_task_reweigh(s);	/* its own nice is known now */
@@ -427,11 +442,16 @@ static void cpuset_set(struct allocator *a, const struct sched_cpuset *sc)
 {
 	struct alloc_cpuset *cs = cpuset_get(a, sc->id);
 
+	const struct cpumask *was = cs->cpus;
+
 	if (!cs->in_tree) {
 		cs->in_tree = true;
 		cs->refs++;
 	}
 	cpus_keep(&a->cpus_pool, &cs->cpus, &sc->cpus);
+	/* Shared copies: another mask is another pointer. A new cpuset has
+	 * no member yet (they come as reported threads). */
+	a->cpus_changed |= was && cs->cpus != was;
 	cpuset_put(a, cs);
 }
 
@@ -594,6 +614,7 @@ static void take_task(struct allocator *a, const struct sched_task *t)
 
 	if (t->gone) {
 		if (s) {
+			a->departed |= s->group != NULL;
 			restore_task(a, s);
 			forget_task(a, s);
 			drop_task(a, s);
@@ -609,7 +630,11 @@ static void take_task(struct allocator *a, const struct sched_task *t)
 	if (!s)
 		s = alloc_task_add(a->tasks, t->tid, &t->ident);
 	manage(a, s);
+	/* Moved, forked or placed: placed by the next placing, which walks
+	 * the active threads (a sample then tells whether it sleeps). */
+	activate(a, s);
 	g = t->group ? alloc_group_get(&a->groups, t->group) : NULL;
+	a->departed |= s->group && !g;
 	alloc_task_set_group(&a->groups, s, g);
 	alloc_group_put(&a->groups, g);
 	cs = t->cpuset ? cpuset_get(a, t->cpuset) : NULL;
@@ -666,7 +691,7 @@ static void sample_task(struct allocator *a, struct task_sched *s)
 	struct kfacade *kf = a->core->kf;
 	struct sched_sample sample = { s->tid, { s->ino, s->tgid }, { 0 } };
 	struct active *e = &g_array_index(a->active, struct active, s->active_index);
-	uint64_t at = now_ns(), now_busy;
+	uint64_t at = mono_ns(), now_busy;
 	bool runnable;
 
 	if (s->exited || kf->ops->task_cputime(kf, s->tgid, s->tid, &sample.now) < 0)
@@ -855,18 +880,28 @@ static struct bucket_key key_of(struct allocator *a, const struct task_sched *s)
 				    s->runnable };
 }
 
+/* The threads a placing walks, one a call from *pos = 0 until NULL: the
+ * whole table, or the active threads only. */
+static struct task_sched *placing_next(struct allocator *a, bool full, guint *pos)
+{
+	if (full)
+		return alloc_task_next(a->tasks, pos);
+	return *pos < a->active->len ? g_array_index(a->active, struct active, (*pos)++).s : NULL;
+}
+
 /* A placing's first walk: every weighed thread counted in its bucket (by
  * session, leaf group, own nice and runnability). The second walk
  * (place_nice) finds the same bucket again and takes the next rank in it:
- * the table is not changed in between, so both walk it in one order. */
-static void bucket_tasks(struct allocator *a)
+ * neither the table nor the active threads change in between, so both
+ * walk them in one order. */
+static void bucket_tasks(struct allocator *a, bool full)
 {
 	GArray *refs = a->bucket_refs;
 	uint64_t gen = a->groups.gen;	/* this placing's (alloc_weights_begin) */
 	struct task_sched *s;
 
 	g_array_set_size(refs, 0);
-	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));) {
+	for (guint pos = 0; (s = placing_next(a, full, &pos));) {
 		struct alloc_group *g = s->group;
 		struct autogroup *ag;
 		struct bucket_key k;
@@ -894,6 +929,7 @@ static void bucket_tasks(struct allocator *a)
 		b->min_nice = MAX(b->min_nice, floor_nice(a, s));
 		if (k.runnable)
 			ag->weight += k.weight;
+		a->st.placed++;
 		ag->floor = MAX(ag->floor, s->owner_floor);
 	}
 }
@@ -972,7 +1008,7 @@ static void check_sessions(struct allocator *a)
  * managed threads run in more than one, each session's nice is set from its
  * runnable threads' total target weight (unprivileged: only upwards from
  * the heaviest, which stays as it is). One session: left as it was. */
-static void weigh_autogroups(struct allocator *a)
+static void weigh_autogroups(struct allocator *a, bool full)
 {
 	struct kfacade *kf = a->core->kf;
 	GHashTableIter iter;
@@ -994,6 +1030,10 @@ static void weigh_autogroups(struct allocator *a)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag)) {
 		int want = ag->orig_nice;
 
+		/* No thread of it walked (an active walk): it sleeps, or
+		 * is left with none, which only a full walk can tell. */
+		if (!full && !(ag->buckets && ag->buckets->len))
+			continue;
 		if (busy > 1 && !ag->whole)
 			a->st.autogroups_left_alone++;	/* not ours: as it was */
 		else if (busy > 1 && ag->weight > 0)
@@ -1045,13 +1085,17 @@ static void map_buckets(struct allocator *a)
 	double worst = 0;
 
 	g_hash_table_iter_init(&iter, a->autogroups);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag))
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&ag)) {
+		ag->scale = 1;	/* no runnable thread: what a mapping gives */
 		if (ag->buckets && ag->buckets->len)
 			worst = MAX(worst, nice_map_buckets((struct nice_bucket *)ag->buckets->data,
-							    ag->buckets->len, a->may_lower));
+							    ag->buckets->len, a->may_lower, &ag->scale));
+	}
 	a->st.last_error = worst;
 	a->dithering = false;
 }
+
+static void apply_nice(struct allocator *a, struct task_sched *s, int want);
 
 /* A weighed thread's nice: its rank in its bucket (bucket_tasks). */
 static void place_nice(struct allocator *a, struct task_sched *s)
@@ -1068,6 +1112,12 @@ static void place_nice(struct allocator *a, struct task_sched *s)
 	a->dithering |= a->may_lower && rotates(b);
 	/* Unprivileged, dithering would ratchet every nice up to 19. */
 	want = nice_bucket_pick(b, ref->taken++, a->may_lower ? a->rotation : 0);
+	apply_nice(a, s, want);
+}
+
+/* Gives the thread nice want (a sleeper: within a step of it). */
+static void apply_nice(struct allocator *a, struct task_sched *s, int want)
+{
 	if (!s->seen || s->exited)
 		return;
 	/* A forked child's is unknown (alloc_task_fork). */
@@ -1196,7 +1246,9 @@ static void apply_cpus(struct allocator *a, struct task_sched *s)
 	place_cpus(a, s, want);
 }
 
-static void end_autogroup_pass(struct allocator *a)
+/* A session's floor is the highest of the threads counted since the last
+ * walk of them all: an active walk only raises it. */
+static void end_autogroup_pass(struct allocator *a, bool full)
 {
 	GHashTableIter iter;
 	struct autogroup *ag;
@@ -1206,7 +1258,8 @@ static void end_autogroup_pass(struct allocator *a)
 		if (ag->buckets)
 			g_array_set_size(ag->buckets, 0);
 		ag->weight = 0;
-		ag->floor = NICE_MIN;
+		if (full)
+			ag->floor = NICE_MIN;
 	}
 }
 
@@ -1223,39 +1276,102 @@ static void free_work_arrays(struct allocator *a)
 	g_array_unref(a->bucket_refs);
 }
 
-/* Weighs every managed thread and applies nice values and affinities:
- * two walks of the table, the first to count the buckets, the second to
- * pick and apply (no array of the threads is made: issue 12's memory). */
-static void place_tasks(struct allocator *a)
+/* What a placing gives any managed thread besides its nice: its own nice
+ * back if it left its groups, its cpuset's CPUs. */
+static void place_rest(struct allocator *a, struct task_sched *s)
+{
+	if (!s->seen || s->exited)
+		return;
+	if (!s->group && s->nice_set) {
+		if (a->may_lower)
+			set_nice(a, s, s->orig_nice);
+		s->nice_set = false;
+	}
+	apply_cpus(a, s);
+}
+
+/* Weighs the managed threads and applies nice values and affinities: two
+ * walks, the first to count the buckets, the second to pick and apply (no
+ * array of the threads is made: issue 12's memory). Of the whole table
+ * (full), or of the active threads: every runnable thread is active, so
+ * every runnable bucket is whole and the weights come out the same; the
+ * sleepers are left to sweep_sleepers. Only a full walk knows which
+ * sessions are left with no thread, to forget them. */
+static void place_tasks(struct allocator *a, bool full)
 {
 	struct task_sched *s;
 
 	/* Weighed against the same sums all along: nothing changes them
 	 * until the placing ends, breathing included. */
 	alloc_weights_begin(&a->groups);
-	bucket_tasks(a);
-	forget_autogroups(a);
+	bucket_tasks(a, full);
+	if (full)
+		forget_autogroups(a);
 	/* The originals on file before anything is changed. */
 	if (a->orig)
 		alloc_orig_flush(a->orig);
-	weigh_autogroups(a);
+	weigh_autogroups(a, full);
 	map_buckets(a);
-	for (guint pos = 0; (s = alloc_task_next(a->tasks, &pos));) {
+	for (guint pos = 0; (s = placing_next(a, full, &pos));) {
 		if (!s->managed)
 			continue;
 		breathe_step(a);
 		if (s->group)
 			place_nice(a, s);
-		if (!s->seen || s->exited)
-			continue;
-		if (!s->group && s->nice_set) {
-			if (a->may_lower)
-				set_nice(a, s, s->orig_nice);
-			s->nice_set = false;
-		}
-		apply_cpus(a, s);
+		place_rest(a, s);
 	}
-	end_autogroup_pass(a);
+	end_autogroup_pass(a, full);
+}
+
+/* A sleeper weighed alone (the sweep), at the scale its session's last
+ * mapping chose: what its group's sleepers were given in this round so
+ * far beyond their targets is taken off its own (error diffusion), so
+ * that the group's total comes out as a bucket's would (three threads
+ * at nice 6 and one at 7 for four of weight 256, not four at 6). */
+static void sweep_nice(struct allocator *a, struct task_sched *s)
+{
+	struct autogroup *ag = g_hash_table_lookup(a->autogroups,
+						   GINT_TO_POINTER(task_autogroup(s)));
+	double scale = ag ? ag->scale : 1, aim;
+	struct alloc_group *g = s->group;
+
+	if (g->sweep_round != a->sweep_round) {
+		g->sweep_round = a->sweep_round;
+		g->sweep_debt = 0;
+	}
+	aim = MAX(alloc_task_weight(&a->groups, s) - g->sweep_debt, 1e-9);
+	apply_nice(a, s, nice_map_one(aim, floor_nice(a, s), scale));
+	if (s->nice != NICE_UNKNOWN)
+		g->sweep_debt = nice_to_weight(s->nice) / scale - aim;
+}
+
+/* Keeps the sleepers that no placing walked within a nice step of their
+ * targets, and their affinities in their cpusets, after a change that
+ * may have moved them (a group made, removed or given other shares, a
+ * thread moved in or out of theirs): SWEEP_WALK slots of the table a
+ * pass, until a whole round went by with no new change. */
+static void sweep_sleepers(struct allocator *a)
+{
+	guint slots = tidmap_slots(a->tasks), pos, end;
+	struct task_sched *s;
+
+	if (!a->sweep_left || !slots)
+		return;
+	pos = a->sweep_pos < slots ? a->sweep_pos : 0;
+	end = MIN(slots, pos + MIN(a->sweep_left, SWEEP_WALK));
+	a->sweep_left -= MIN(a->sweep_left, end - pos);
+	a->sweep_pos = end;
+	alloc_weights_begin(&a->groups);
+	/* pos is one past the slot of the thread found. */
+	while ((s = tidmap_next(a->tasks, &pos)) && pos <= end) {
+		if (!s->managed || s->active)
+			continue;
+		breathe_step(a);
+		a->st.swept++;
+		if (s->group && s->seen && !s->exited)
+			sweep_nice(a, s);
+		place_rest(a, s);
+	}
 }
 
 static int cmp_u64(const void *x, const void *y)
@@ -1265,21 +1381,34 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The pass's time into the ring, and the figures cgfused.stat shows. */
-static void publish(struct allocator *a, uint64_t pass_ns)
+/* The ring's percentile q (of 100), through sorted. */
+static uint64_t percentile(const uint64_t *ring, unsigned n, unsigned q, uint64_t *sorted)
 {
-	uint64_t sorted[PASS_RING];
+	memcpy(sorted, ring, n * sizeof(sorted[0]));
+	qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
+	return sorted[(n - 1) * q / 100];
+}
+
+/* The pass's time (wall clock: with the times it gave its CPU up) and CPU
+ * time into the rings, and the figures cgfused.stat shows. */
+static void publish(struct allocator *a, uint64_t pass_ns, uint64_t cpu_ns)
+{
+	uint64_t sorted[PASS_RING], p50, p99, p99_cpu;
 	unsigned n = (unsigned)MIN(a->st.passes, PASS_RING);
 
 	a->st.last_pass_ns = pass_ns;
 	a->st.max_pass_ns = MAX(a->st.max_pass_ns, pass_ns);
+	a->st.max_pass_cpu_ns = MAX(a->st.max_pass_cpu_ns, cpu_ns);
 	a->ring[(a->st.passes - 1) % PASS_RING] = pass_ns;
-	memcpy(sorted, a->ring, n * sizeof(sorted[0]));
-	qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
+	a->cpu_ring[(a->st.passes - 1) % PASS_RING] = cpu_ns;
+	p50 = percentile(a->ring, n, 50, sorted);
+	p99 = percentile(a->ring, n, 99, sorted);
+	p99_cpu = percentile(a->cpu_ring, n, 99, sorted);
 	g_mutex_lock(&a->shown_lock);
 	a->shown = a->st;
-	a->p50_ns = sorted[(n - 1) / 2];
-	a->p99_ns = sorted[(n - 1) * 99 / 100];
+	a->p50_ns = p50;
+	a->p99_ns = p99;
+	a->p99_cpu_ns = p99_cpu;
 	g_mutex_unlock(&a->shown_lock);
 }
 
@@ -1392,7 +1521,7 @@ static void see_new(struct allocator *a)
 
 void alloc_pass(struct allocator *a, bool sample)
 {
-	uint64_t start = now_ns();
+	uint64_t start = mono_ns(), cpu = thread_cpu_ns();
 	bool reconcile = sample && a->rotation % RECONCILE_PASSES == 0, placing;
 
 	a->breath_ns = start;
@@ -1420,18 +1549,32 @@ void alloc_pass(struct allocator *a, bool sample)
 		if (s->seen && s->runnable)
 			reconcile_task(a, s);
 	}
-	/* Placing costs a walk of every thread: only when something changed
-	 * (or a time dither moves on, or sessions are to be weighed again:
-	 * a process may have joined one). */
+	/* Placing costs a walk of the active threads: only when something
+	 * changed (or a time dither moves on, or sessions are to be weighed
+	 * again: a process may have joined one); of every thread when a
+	 * cpuset's CPUs changed, or after threads left (at most once in
+	 * DEPART_PASSES sampled passes). */
 	a->sessions_stale |= reconcile;
-	if (placing || a->changed || a->dithering || (reconcile && a->sessions_weighed)) {
-		a->changed = false;
-		place_tasks(a);
-		a->st.placings++;
+	if (placing || a->changed) {
+		a->sweep_left = tidmap_slots(a->tasks);	/* a new round */
+		a->sweep_round++;
 	}
+	bool full = a->cpus_changed || (a->departed && a->rotation >= a->full_rotation);
+
+	if (placing || a->changed || a->dithering || (reconcile && a->sessions_weighed) || full) {
+		a->changed = false;
+		place_tasks(a, full);
+		a->st.placings++;
+		if (full) {
+			a->cpus_changed = a->departed = false;
+			a->full_rotation = a->rotation + DEPART_PASSES;
+			a->st.full_placings++;
+		}
+	}
+	sweep_sleepers(a);
 	end_originals(a, placing);
 	a->st.passes++;
-	publish(a, now_ns() - start);
+	publish(a, mono_ns() - start, thread_cpu_ns() - cpu);
 	/* The hierarchy just emptied: give back the whole pages malloc keeps
 	 * free inside its arenas (it trims only an arena's top by itself);
 	 * measured in docs/soak.md. */
@@ -1606,17 +1749,21 @@ static void on_stat(void *data, GString *out)
 {
 	struct allocator *a = data;
 	struct alloc_stats st;
-	uint64_t p50, p99;
+	uint64_t p50, p99, p99_cpu;
 
 	g_mutex_lock(&a->shown_lock);
 	st = a->shown;
 	p50 = a->p50_ns;
 	p99 = a->p99_ns;
+	p99_cpu = a->p99_cpu_ns;
 	g_mutex_unlock(&a->shown_lock);
 	g_string_append_printf(out,
 		"managed_threads %u\n"
 		"passes %" G_GUINT64_FORMAT "\n"
 		"placings %" G_GUINT64_FORMAT "\n"
+		"full_placings %" G_GUINT64_FORMAT "\n"
+		"placed_threads %" G_GUINT64_FORMAT "\n"
+		"swept_threads %" G_GUINT64_FORMAT "\n"
 		"samples %" G_GUINT64_FORMAT "\n"
 		"nice_calls %" G_GUINT64_FORMAT "\n"
 		"affinity_calls %" G_GUINT64_FORMAT "\n"
@@ -1626,6 +1773,8 @@ static void on_stat(void *data, GString *out)
 		"max_pass_us %" G_GUINT64_FORMAT "\n"
 		"p50_pass_us %" G_GUINT64_FORMAT "\n"
 		"p99_pass_us %" G_GUINT64_FORMAT "\n"
+		"p99_pass_cpu_us %" G_GUINT64_FORMAT "\n"
+		"max_pass_cpu_us %" G_GUINT64_FORMAT "\n"
 		"weight_error_ppm %.0f\n"
 		"autogroups_left_alone %u\n"
 		"affinity_escapes %" G_GUINT64_FORMAT "\n"
@@ -1634,9 +1783,11 @@ static void on_stat(void *data, GString *out)
 		"weighed_groups %u\n"
 		"yields %" G_GUINT64_FORMAT "\n"
 		"privileged %d\n",
-		st.managed, st.passes, st.placings, st.samples, st.nice_calls, st.affinity_calls,
+		st.managed, st.passes, st.placings, st.full_placings, st.placed, st.swept,
+		st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
-		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_error * 1e6,
+		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, p99_cpu / 1000,
+		st.max_pass_cpu_ns / 1000, st.last_error * 1e6,
 		st.autogroups_left_alone, st.escapes, st.copied_groups, st.copied_tasks,
 		st.weighed_groups, st.yields, a->may_lower);
 }

@@ -80,7 +80,7 @@ static double error_at(struct nice_bucket *const *counted, unsigned n, double s,
 
 #define SCALE_STEPS 96
 
-double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time)
+double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time, double *scale)
 {
 	/* Scales that keep every runnable bucket inside its range: not below
 	 * weight 15 (nice 19), not above its min_nice's weight. */
@@ -137,7 +137,16 @@ double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time)
 			map_bucket(&b[i], best_s, in_time);
 	err = error_at(counted, nc, best_s, in_time);
 	g_free(counted);
+	*scale = best_s;
 	return err;
+}
+
+int nice_map_one(double w, int min_nice, double scale)
+{
+	struct nice_bucket b = { .weight = w, .nr = 1, .min_nice = min_nice };
+
+	map_bucket(&b, scale, false);
+	return nice_bucket_pick(&b, 0, 0);
 }
 
 unsigned nice_bucket_heavy(const struct nice_bucket *b, unsigned pass)

@@ -50,8 +50,13 @@ struct nice_bucket {
  * time, or not); the scale is kept within a nice step of 1 unless the nice
  * range forces it out for a counted (runnable) bucket; an uncounted one
  * that does not fit is clamped to the range. Returns the largest relative error of a counted
- * bucket's (average) total. */
-double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time);
+ * bucket's (average) total, and the scale chosen in *scale. */
+double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time, double *scale);
+
+/* The nice of one sleeping thread of target weight w, not below min_nice,
+ * at the scale a mapping of its session chose (nice_map_buckets): what a
+ * bucket of its own would give it, not dithered. */
+int nice_map_one(double w, int min_nice, double scale);
 
 /* How many threads of a mapped bucket are heavy on pass number pass. */
 unsigned nice_bucket_heavy(const struct nice_bucket *b, unsigned pass);

@@ -42,6 +42,10 @@ struct alloc_group {
 	 * its gen. */
 	uint64_t bucket_gen;
 	int first_bucket;
+	/* The sleepers' sweep (alloc.c), in its round sweep_round: the weight
+	 * its sleepers were given so far less their targets. */
+	unsigned sweep_round;
+	double sweep_debt;
 };
 
 /* id -> struct alloc_group *, and the placing's number. */

@@ -623,17 +623,23 @@ int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	     const struct cg_cred *cred)
 {
 	struct cgroup *parent, *cgrp = NULL;
+	GArray *gone;
 	int ret;
 
 	task_pull_if_pending(core);
+	/* Members whose exit was not reported yet: found before the lock. */
+	gone = task_members_copy(core, parent_id, name);
+	task_members_keep_gone(core, gone);
 	cg_write_lock(&core->lock);
 	task_catch_up(core);
 	parent = cgroup_by_id(core, parent_id);
 	ret = may_delete_child(parent, name, cred, &cgrp);
 	if (ret == 0 && !cgrp)
 		ret = -ENOTDIR;
-	if (ret == 0 && !g_hash_table_size(cgrp->children) && !g_queue_is_empty(&cgrp->csets))
-		task_drop_gone(core, cgrp);
+	if (ret == 0 && !g_hash_table_size(cgrp->children))
+		task_members_drop(core, g_steal_pointer(&gone));
+	if (gone)
+		g_array_unref(gone);
 	if (ret == 0 && (!g_queue_is_empty(&cgrp->csets) || g_hash_table_size(cgrp->children)))
 		ret = -EBUSY;
 	else if (ret == 0) {

@@ -60,6 +60,14 @@ void cg_write_lock(struct cg_lock *l)
 		g_mutex_lock(&l->slot[i].mutex);
 }
 
+bool cg_write_held(struct cg_lock *l)
+{
+	if (!g_mutex_trylock(&l->writer))
+		return true;
+	g_mutex_unlock(&l->writer);
+	return false;
+}
+
 void cg_write_unlock(struct cg_lock *l)
 {
 	GArray *work = l->deferred;

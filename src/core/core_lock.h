@@ -44,6 +44,7 @@
 #define CGFUSED_CORE_LOCK_H
 
 #include <glib.h>
+#include <stdbool.h>
 
 /* More than the threads that read at once (FUSE's workers, 10 idle at
  * most by default, and the daemon's own): a write takes each of them. */
@@ -67,6 +68,8 @@ unsigned cg_read_lock(struct cg_lock *l);
 void cg_read_unlock(struct cg_lock *l, unsigned slot);
 
 void cg_write_lock(struct cg_lock *l);
+/* Whether some thread holds the write side now: for tests' assertions. */
+bool cg_write_held(struct cg_lock *l);
 /* Lets go of the write side, then runs the work deferred meanwhile. */
 void cg_write_unlock(struct cg_lock *l);
 

@@ -117,24 +117,59 @@ void task_drop(struct cg_core *core, struct task *t)
 	slab_free(&core->task_pool, t);
 }
 
-void task_drop_gone(struct cg_core *core, struct cgroup *cgrp)
-{
-	GPtrArray *tasks = g_ptr_array_new();
+/* A group's member as task_members_copy() found it. */
+struct member {
+	pid_t tid;
+	struct task_ident ident;
+};
 
-	/* Collected first: a drop may free a css_set and unlink it. */
-	for (GList *l = cgrp->csets.head; l; l = l->next) {
+GArray *task_members_copy(struct cg_core *core, uint64_t parent_id, const char *name)
+{
+	unsigned slot = cg_read_lock(&core->lock);
+	struct cgroup *parent = cgroup_by_id(core, parent_id);
+	struct cgroup *cgrp = parent ? cgroup_child(parent, name) : NULL;
+	GArray *members = NULL;
+
+	for (GList *l = cgrp ? cgrp->csets.head : NULL; l; l = l->next) {
 		struct task *t;
 
-		css_set_for_each_task(t, (struct css_set *)l->data)
-			g_ptr_array_add(tasks, t);
-	}
-	for (guint i = 0; i < tasks->len; i++) {
-		struct task *t = g_ptr_array_index(tasks, i);
+		css_set_for_each_task(t, (struct css_set *)l->data) {
+			struct member m = { t->tid, t->ident };
 
-		if (!core->kf->ops->task_alive(core->kf, t->tid, &t->ident))
+			if (!members)
+				members = g_array_new(FALSE, FALSE, sizeof(m));
+			g_array_append_val(members, m);
+		}
+	}
+	cg_read_unlock(&core->lock, slot);
+	return members;
+}
+
+void task_members_keep_gone(struct cg_core *core, GArray *members)
+{
+	guint kept = 0;
+
+	for (guint i = 0; members && i < members->len; i++) {
+		struct member *m = &g_array_index(members, struct member, i);
+
+		if (!core->kf->ops->task_alive(core->kf, m->tid, &m->ident))
+			g_array_index(members, struct member, kept++) = *m;
+	}
+	if (members)
+		g_array_set_size(members, kept);
+}
+
+void task_members_drop(struct cg_core *core, GArray *members)
+{
+	for (guint i = 0; members && i < members->len; i++) {
+		struct member *m = &g_array_index(members, struct member, i);
+		struct task *t = task_lookup(core, m->tid);
+
+		if (t && t->ident.ino == m->ident.ino)
 			task_drop(core, t);
 	}
-	g_ptr_array_unref(tasks);
+	if (members)
+		g_array_unref(members);
 }
 
 /* Ticks since then, of which only the low 32 bits are kept; 0 if now

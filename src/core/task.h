@@ -83,11 +83,19 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
 /* Stops tracking a task wherever it is (it has exited, or it was made for
  * an attach that failed). */
 void task_drop(struct cg_core *core, struct task *t);
-/* Drops the tasks of cgrp's css_sets whose thread is gone. The kernel
- * reports a thread's exit to the proc connector after its exit_notify(),
- * so a parent may have reaped a process before its last thread's report
- * is sent: a group is checked this way before it is found busy. */
-void task_drop_gone(struct cg_core *core, struct cgroup *cgrp);
+/* The tasks of a group whose thread is gone. The kernel reports a
+ * thread's exit to the proc connector after its exit_notify(), so a
+ * parent may have reaped a process before its last thread's report is
+ * sent: a group is checked this way before it is found busy. In two
+ * steps, so that no system call is made under the lock: the group's
+ * members as the core lists them, copied with the read side held (NULL:
+ * no such group, or none listed) ... */
+GArray *task_members_copy(struct cg_core *core, uint64_t parent_id, const char *name);
+/* ... checked with no lock held (those still alive taken out) ... */
+void task_members_keep_gone(struct cg_core *core, GArray *members);
+/* ... and, with the write side held, those of them still tracked as
+ * the same thread dropped. Frees members. */
+void task_members_drop(struct cg_core *core, GArray *members);
 
 /* Applies what the kernel reported, as task_queue.c read it before the
  * lock was taken: children join their parent's groups, exited tasks are

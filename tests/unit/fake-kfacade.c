@@ -46,6 +46,8 @@ struct fake_kf {
 	guint64 next_ino;
 	unsigned bad_closes;
 	unsigned sys_calls;	/* calls that are system calls on Linux */
+	bool (*forbid_when)(void *data);	/* fake_kf_forbid_when() */
+	void *forbid_data;
 	uint64_t clock_ns;	/* the boot-time clock: +1 ms per new thread,
 				 * +50 ms per look at it unless held */
 	bool clock_held;
@@ -65,6 +67,8 @@ static struct fake_kf *to_fake(struct kfacade *kf)
 
 static void count_sys_call(struct fake_kf *fk)
 {
+	if (fk->forbid_when && fk->forbid_when(fk->forbid_data))
+		g_error("a system call while the forbidding condition holds");
 	g_mutex_lock(&fk->lock);
 	fk->sys_calls++;
 	g_mutex_unlock(&fk->lock);
@@ -834,6 +838,12 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid)
 	exit_locked(fk, tid);
 	add_locked(fk, tid, tgid, false);
 	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_forbid_when(struct fake_kf *fk, bool (*held)(void *data), void *data)
+{
+	fk->forbid_when = held;
+	fk->forbid_data = data;
 }
 
 unsigned fake_kf_sys_calls(struct fake_kf *fk)

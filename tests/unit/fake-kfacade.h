@@ -128,6 +128,10 @@ void fake_kf_set_own_policy(struct fake_kf *fk, pid_t tid, int policy);
  * thread_ids, all_tasks, task_cputime, process_cputime, task_origin,
  * task_children): what must not happen under the core lock. */
 unsigned fake_kf_sys_calls(struct fake_kf *fk);
+/* From now on, each of those calls asks held(data) first, and the test
+ * fails if it says true (e.g. cg_write_held: a system call under the
+ * core lock's write side). NULL: no more. */
+void fake_kf_forbid_when(struct fake_kf *fk, bool (*held)(void *data), void *data);
 
 /* The identity (inode) of the live thread tid, 0 if none. */
 guint64 fake_kf_ino(struct fake_kf *fk, pid_t tid);

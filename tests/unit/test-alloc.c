@@ -505,6 +505,7 @@ static void test_autogroup_forgotten(void)
 	struct env e;
 	const struct group g[] = { { "A", 100, 2, 2 }, { "B", 200, 2, 2 }, { "C", 300, 2, 2 } };
 	struct fake_kf_calls before;
+	uint64_t walks;
 
 	setup(&e);
 	make_groups(&e, g, 3);
@@ -520,9 +521,15 @@ static void test_autogroup_forgotten(void)
 	wr_ok(&e, e.top[0], "cgroup.procs", "100");
 	run_period(&e, g + 1, 2);
 	g_assert_cmpint(fake_kf_autogroup_nice(e.fk, 1), ==, 0);
-	/* Gone with its session: one try, then never again. */
+	/* Gone with its session: one try (at the next walk of every thread,
+	 * within a second of sampled passes), then never again. */
 	fake_kf_exit_process(e.fk, 300);
-	run_period(&e, g + 1, 1);
+	before = fake_kf_calls(e.fk);
+	walks = alloc_stats(alloc)->full_placings;
+	for (int i = 0; i < 11 && alloc_stats(alloc)->full_placings == walks; i++)
+		run_period(&e, g + 1, 1);
+	g_assert_cmpuint(alloc_stats(alloc)->full_placings, ==, walks + 1);
+	g_assert_cmpuint(fake_kf_calls(e.fk).autogroup, <=, before.autogroup + 1);
 	before = fake_kf_calls(e.fk);
 	for (int i = 0; i < 2 * 50 + 1; i++)	/* two reconciles at least */
 		run_period(&e, g + 1, 1);
@@ -559,7 +566,8 @@ static void test_nice_mapping(void)
 		{ .weight = 256, .nr = 4, .min_nice = NICE_MIN, .counted = true },
 		{ .weight = 51.2, .nr = 20, .min_nice = NICE_MIN, .counted = true },
 	};
-	double err = nice_map_buckets(b, 2, true);
+	double scale;
+	double err = nice_map_buckets(b, 2, true, &scale);
 
 	/* Dithering makes each bucket's total right on average, where the
 	 * nearest nice alone is up to 13% off: over 100 passes the heavy
@@ -582,7 +590,7 @@ static void test_nice_mapping(void)
 		g_assert_cmpfloat(fabs((double)first - last), <=, 0.05 * 100 * b[i].nr);
 	}
 	/* Without time, the count is rounded and the scale does the rest. */
-	err = nice_map_buckets(b, 2, false);
+	err = nice_map_buckets(b, 2, false, &scale);
 	g_assert_cmpfloat(err, <, 0.01);
 	g_assert_cmpint(weight_to_nice(1024), ==, 0);
 	g_assert_cmpint(weight_to_nice(15), ==, 19);
@@ -599,15 +607,26 @@ static void test_sleeper_does_not_scale(void)
 		{ .weight = 2, .nr = 1, .min_nice = NICE_MIN, .counted = false },
 		{ .weight = 1024, .nr = 1, .min_nice = NICE_MIN, .counted = true },
 	};
+	double scale;
 
 	for (int in_time = 0; in_time <= 1; in_time++) {
-		g_assert_cmpfloat(nice_map_buckets(b, 2, in_time), <, 1e-9);
+		g_assert_cmpfloat(nice_map_buckets(b, 2, in_time, &scale), <, 1e-9);
 		g_assert_cmpint(nice_bucket_pick(&b[1], 0, 0), ==, 0);
 		g_assert_cmpint(nice_bucket_pick(&b[0], 0, 0), ==, NICE_MAX);
+		/* A sleeper placed alone at that scale (the sleepers' sweep)
+		 * gets what its bucket gave it. */
+		g_assert_cmpfloat(scale, ==, 1);
+		g_assert_cmpint(nice_map_one(2, NICE_MIN, scale), ==, NICE_MAX);
+		g_assert_cmpint(nice_map_one(1024, NICE_MIN, scale), ==, 0);
 	}
+	/* Alone, the nearest nice of the weight at the scale, within the
+	 * thread's range. */
+	g_assert_cmpint(nice_map_one(1024, NICE_MIN, 1.25 * 1.25), ==, -2);
+	g_assert_cmpint(nice_map_one(1024, 5, 1), ==, 5);
+	g_assert_cmpint(nice_map_one(1e9, NICE_MIN, 1), ==, NICE_MIN);
 	/* Awake, it is counted, and the range bounds the scale again. */
 	b[0].counted = true;
-	nice_map_buckets(b, 2, false);
+	nice_map_buckets(b, 2, false, &scale);
 	g_assert_cmpint(nice_bucket_pick(&b[0], 0, 0), ==, NICE_MAX);
 }
 
@@ -1166,6 +1185,115 @@ static void test_weighed_in_slices(void)
 	teardown(&e);
 }
 
+/* Sleeping groups of one thread each, settled: no thread active, no
+ * sweep under way. */
+static void make_sleepers(struct env *e, struct group *g, char (*names)[8], unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(names[i], sizeof(names[i]), "S%u", i);
+		g[i] = (struct group){ names[i], 1000 + 10 * (pid_t)i, 1, 0 };
+	}
+	make_groups(e, g, n);
+	for (int i = 0; i < 20; i++)
+		run_period(e, g, n);
+}
+
+/* A move places the thread moved, not every managed thread (issue 12:
+ * a pass costs what changed): the placing walks the active threads, and
+ * the sweep that follows looks at the sleepers in slices, changing none
+ * that is within a step of its target. */
+static void test_placing_walks_what_changed(void)
+{
+	enum { N = 3000 };
+	struct env e;
+	struct group *g = g_new(struct group, N);
+	char (*names)[8] = g_malloc(N * sizeof(*names));
+	const struct alloc_stats *st;
+	struct fake_kf_calls before;
+	uint64_t placed, swept, walks;
+
+	setup(&e);
+	make_sleepers(&e, g, names, N);
+	wr_ok(&e, group_id(&e, "S1"), "cpu.shares", "8192");
+	for (int i = 0; i < 20; i++)
+		run_period(&e, g, N);
+	st = alloc_stats(alloc);
+	g_assert_cmpuint(st->managed, ==, N);
+	placed = st->placed;
+	swept = st->swept;
+	walks = st->full_placings;
+	before = fake_kf_calls(e.fk);
+	/* S0's thread into S1: placed at once, as a thread of S1. */
+	wr_ok(&e, group_id(&e, "S1"), "tasks", "1000");
+	alloc_pass(alloc, false);
+	st = alloc_stats(alloc);
+	g_assert_cmpuint(st->placed - placed, <=, 2);
+	g_assert_cmpuint(st->swept - swept, <=, 1024);
+	g_assert_cmpuint(st->full_placings, ==, walks);
+	g_assert_cmpuint(fake_kf_calls(e.fk).nice - before.nice, <=, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 1000), <, 0);
+	teardown(&e);
+	g_free(g);
+	g_free(names);
+}
+
+/* Sleepers whose target moves far (their group's shares written) are put
+ * back within a step by the sweep, over a few passes, without waking. */
+static void test_sweep_keeps_sleepers_near(void)
+{
+	enum { N = 2500 };
+	struct env e;
+	struct group *g = g_new(struct group, N);
+	char (*names)[8] = g_malloc(N * sizeof(*names));
+
+	setup(&e);
+	make_sleepers(&e, g, names, N);
+	g_assert_cmpint(fake_kf_nice(e.fk, 1000 + 10 * 7), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 1000 + 10 * (N - 1)), ==, 0);
+	wr_ok(&e, group_id(&e, "S7"), "cpu.shares", "64");
+	wr_ok(&e, group_id(&e, names[N - 1]), "cpu.shares", "16384");
+	/* A round of the table's slots (4096 here) takes 4 passes. */
+	for (int i = 0; i < 8; i++)
+		alloc_pass(alloc, false);
+	g_assert_cmpint(abs(fake_kf_nice(e.fk, 1000 + 10 * 7) - weight_to_nice(64)), <=, 1);
+	g_assert_cmpint(abs(fake_kf_nice(e.fk, 1000 + 10 * (N - 1)) - weight_to_nice(16384)), <=, 1);
+	g_assert_cmpint(fake_kf_nice(e.fk, 1000 + 10 * 8), ==, 0);
+	teardown(&e);
+	g_free(g);
+	g_free(names);
+}
+
+/* Sleepers swept one by one still add up to their group's weight: four
+ * of weight 256 each (between nice 6, 272, and 7, 215) get three 6s and
+ * a 7 (1031), not four 6s (1088). */
+static void test_sweep_keeps_group_total(void)
+{
+	struct env e;
+	const struct group q = { "Q", 500, 4, 0 };
+	int nice[7 + 1] = { 0 };
+
+	setup(&e);
+	make_groups(&e, &q, 1);
+	wr_ok(&e, group_id(&e, "Q"), "cpu.shares", "4096");
+	for (int i = 0; i < 5; i++)
+		run_period(&e, &q, 1);
+	for (pid_t k = 0; k < 4; k++)
+		g_assert_cmpint(fake_kf_nice(e.fk, 500 + k), ==, 0);
+	wr_ok(&e, group_id(&e, "Q"), "cpu.shares", "1024");
+	for (int i = 0; i < 3; i++)
+		run_period(&e, &q, 1);
+	for (pid_t k = 0; k < 4; k++) {
+		int n = fake_kf_nice(e.fk, 500 + k);
+
+		g_assert_true(n == 6 || n == 7);
+		nice[n]++;
+	}
+	g_assert_cmpint(nice[6], ==, 3);
+	g_assert_cmpint(nice[7], ==, 1);
+	teardown(&e);
+}
+
+
 /* A group and a thread marked for the next copy, then removed, or gone,
  * before it: the copy says so, and nothing is asked of the gone thread. */
 static void test_view_marked_then_gone(void)
@@ -1492,5 +1620,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/pass/breathes", test_pass_breathes);
 	g_test_add_func("/alloc/pass/weighed-in-slices", test_weighed_in_slices);
 	g_test_add_func("/alloc/pass/sleepers-do-not-dither", test_sleepers_do_not_dither);
+	g_test_add_func("/alloc/pass/placing-walks-what-changed", test_placing_walks_what_changed);
+	g_test_add_func("/alloc/pass/sweep-keeps-sleepers-near", test_sweep_keeps_sleepers_near);
+	g_test_add_func("/alloc/pass/sweep-keeps-group-total", test_sweep_keeps_group_total);
 	return g_test_run();
 }

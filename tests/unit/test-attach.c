@@ -372,6 +372,35 @@ static void test_exit_then_rmdir(void)
 	env_teardown(&e);
 }
 
+/* For fake_kf_forbid_when(): a system call under the write side fails
+ * the test. */
+static bool write_held(void *lock)
+{
+	return cg_write_held(lock);
+}
+
+/* rmdir of a group that still lists members asks about each (gone, or
+ * keeping it busy) with no lock held: a thousand live members are a
+ * thousand system calls, which must not stall every other operation. */
+static void test_rmdir_asks_unlocked(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	populate(&e);
+	a = mkdir_ok(&e, e.top[0], "a");
+	wr_ok(&e, a, "tasks", "200");
+	wr_ok(&e, a, "cgroup.procs", "100");
+	fake_kf_exit_late(e.fk, 101);
+	fake_kf_forbid_when(e.fk, write_held, &e.core->lock);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, -EBUSY);
+	g_assert_false(lists(&e, a, "tasks", 101));
+	g_assert_true(lists(&e, a, "tasks", 102));
+	fake_kf_forbid_when(e.fk, NULL, NULL);
+	env_teardown(&e);
+}
+
 /* The exit report comes after the parent reaped the process: rmdir asks
  * about the group's tasks before it says EBUSY, as the kernel (which moves
  * a task out in cgroup_exit(), before exit_notify()) would not. A live
@@ -1077,6 +1106,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	/* A failed check fails its case; the next cases still run. */
 	g_test_set_nonfatal_assertions();
+	g_test_add_func("/attach/rmdir-asks-unlocked", test_rmdir_asks_unlocked);
 	g_test_add_func("/attach/tasks-one-thread", test_tasks_one_thread);
 	g_test_add_func("/attach/procs-whole-group", test_procs_whole_group);
 	g_test_add_func("/attach/zero-is-writer", test_zero_is_writer);
