@@ -1678,7 +1678,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->tasks = alloc_task_table_new();
-	tidmap_init(&a->heads, offsetof(struct task_sched, tgid));
+	tidmap_init(&a->heads, a->tasks->pool, offsetof(struct task_sched, tgid));
 	a->unseen = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	new_work_arrays(a);
 	a->charges = g_array_new(FALSE, FALSE, sizeof(struct sched_sample));

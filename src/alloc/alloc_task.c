@@ -7,27 +7,45 @@
 /* One a managed thread, on top of the core's struct task (issue 12). */
 G_STATIC_ASSERT(sizeof(struct task_sched) <= 72);
 
-static void task_free(struct task_sched *s)
+/* The table and the slabs of its entries. */
+struct task_table {
+	struct tidmap map;		/* first: what callers hold */
+	struct slab_pool pool;
+};
+
+static struct slab_pool *pool_of(struct tidmap *table)
+{
+	return &((struct task_table *)table)->pool;
+}
+
+static void task_free(struct tidmap *table, struct task_sched *s)
 {
 	cpus_set_unref(s->masks);
-	g_free(s);
+	slab_free(pool_of(table), s);
 }
 
 struct tidmap *alloc_task_table_new(void)
 {
-	struct tidmap *table = g_new(struct tidmap, 1);
+	struct task_table *t = g_new(struct task_table, 1);
 
-	tidmap_init(table, offsetof(struct task_sched, tid));
-	return table;
+	slab_pool_init(&t->pool, sizeof(struct task_sched));
+	tidmap_init(&t->map, &t->pool, offsetof(struct task_sched, tid));
+	return &t->map;
 }
 
 void alloc_task_table_free(struct tidmap *table)
 {
+	GPtrArray *all = g_ptr_array_new();
 	struct task_sched *s;
 
+	/* Collected first: a free may give back a slab the walk reads. */
 	for (guint pos = 0; (s = tidmap_next(table, &pos));)
-		task_free(s);
+		g_ptr_array_add(all, s);
 	tidmap_clear(table);
+	for (guint i = 0; i < all->len; i++)
+		task_free(table, all->pdata[i]);
+	g_ptr_array_unref(all);
+	slab_pool_clear(pool_of(table));
 	g_free(table);
 }
 
@@ -43,21 +61,21 @@ struct task_sched *alloc_task_next(struct tidmap *table, guint *pos)
 
 struct task_sched *alloc_task_add(struct tidmap *table, pid_t tid, const struct task_ident *ident)
 {
-	struct task_sched *s = g_new0(struct task_sched, 1), *old;
+	struct task_sched *s = slab_alloc(pool_of(table)), *old;
 
 	s->tid = tid;
 	s->tgid = ident->tgid;
 	s->ino = ident->ino;
 	s->runnable = true;
 	if ((old = tidmap_insert(table, s)))
-		task_free(old);
+		task_free(table, old);
 	return s;
 }
 
 void alloc_task_remove(struct tidmap *table, struct task_sched *s)
 {
 	tidmap_remove(table, s->tid);
-	task_free(s);
+	task_free(table, s);
 }
 
 void alloc_task_fork(struct tidmap *table, struct cpus_pool *pool, pid_t parent, pid_t child,

@@ -189,8 +189,9 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->roots = g_ptr_array_new();
 	core->cgroups = g_hash_table_new(g_int64_hash, g_int64_equal);
 	core->css_sets = css_set_table_new();
-	tidmap_init(&core->tasks, offsetof(struct task, tid));
-	tidmap_init(&core->procs, offsetof(struct task, ident.tgid));
+	slab_pool_init(&core->task_pool, sizeof(struct task));
+	tidmap_init(&core->tasks, &core->task_pool, offsetof(struct task, tid));
+	core->procs = g_hash_table_new_full(NULL, NULL, NULL, (GDestroyNotify)g_array_unref);
 	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
 	core->taskq = task_queue_new();
@@ -322,7 +323,8 @@ void cg_core_free(struct cg_core *core)
 	g_hash_table_unref(core->cgroups);
 	g_hash_table_unref(core->css_sets);
 	tidmap_clear(&core->tasks);
-	tidmap_clear(&core->procs);
+	g_hash_table_unref(core->procs);
+	slab_pool_clear(&core->task_pool);
 	g_ptr_array_unref(core->subscribers);
 	cg_lock_clear(&core->lock);
 	g_free(core);

@@ -231,8 +231,9 @@ struct cg_core {
 	uint64_t next_seq;		/* for cgroup ids */
 	GHashTable *css_sets;		/* struct css_set * (itself the key) */
 	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
+	struct slab_pool task_pool;	/* every struct task */
 	struct tidmap tasks;		/* struct task, by tid */
-	struct tidmap procs;		/* a tracked thread of each process, by tgid (task_proc.h) */
+	GHashTable *procs;		/* tgid -> the tracked threads besides its leader (task_proc.h) */
 	uint64_t nr_resyncs;		/* times task reports were lost */
 	struct task_queue *taskq;	/* reports read, to apply (task_queue.h) */
 	struct kfacade *kf;

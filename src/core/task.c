@@ -11,7 +11,7 @@
 
 /* One a tracked task: what issue 12 counts (task.h); growing it is a
  * decision, not an accident. */
-G_STATIC_ASSERT(sizeof(struct task) <= 104);
+G_STATIC_ASSERT(sizeof(struct task) <= 80);
 
 struct task *task_lookup(struct cg_core *core, pid_t tid)
 {
@@ -51,12 +51,13 @@ static void task_migrate(struct cg_core *core, const struct task *t, struct css_
 struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *ident,
 		      uint64_t proc_ns, const struct task_cputime *charged)
 {
-	struct task *t = g_new0(struct task, 1);
+	struct task *t = slab_alloc(&core->task_pool);
 
 	t->tid = tid;
 	t->ident = *ident;
 	t->charged_proc_ns = proc_ns;
-	t->charged = (struct task_charged){ charged->run_ns, charged->utime, charged->stime };
+	t->charged = (struct task_charged){ charged->run_ns, (uint32_t)charged->utime,
+					    (uint32_t)charged->stime };
 	t->charged_cpu = (int16_t)charged->cpu;
 	t->joined_ns = core->kf->ops->boottime_ns(core->kf);
 	get_css_set(core->init_css_set);
@@ -113,7 +114,7 @@ void task_drop(struct cg_core *core, struct task *t)
 	task_migrate(core, t, t->cset, NULL);
 	put_css_set(core, t->cset);
 	core->kf->ops->task_close(core->kf, &t->ident);
-	g_free(t);
+	slab_free(&core->task_pool, t);
 }
 
 /* A group's member as task_members_copy() found it. */
@@ -171,9 +172,13 @@ void task_members_drop(struct cg_core *core, GArray *members)
 		g_array_unref(members);
 }
 
-static uint64_t delta(uint64_t now, uint64_t then)
+/* Ticks since then, of which only the low 32 bits are kept; 0 if now
+ * is older (a sample taken before the last charge). */
+static uint32_t delta(uint64_t now, uint32_t then)
 {
-	return now > then ? now - then : 0;
+	int32_t d = (int32_t)((uint32_t)now - then);
+
+	return d > 0 ? (uint32_t)d : 0;
 }
 
 void task_charge(struct cg_core *core, struct task *t, const struct task_cputime *now)
@@ -200,8 +205,8 @@ void task_charge(struct cg_core *core, struct task *t, const struct task_cputime
 	}
 	t->charged.run_ns = now->run_ns;
 	t->charged_cpu = (int16_t)d.cpu;
-	t->charged.utime = MAX(now->utime, t->charged.utime);
-	t->charged.stime = MAX(now->stime, t->charged.stime);
+	t->charged.utime += d.utime;
+	t->charged.stime += d.stime;
 }
 
 bool task_account(struct cg_core *core, struct task *t)

@@ -10,14 +10,17 @@
 #include "core/css_set.h"
 
 /* What a task was charged up to (task_charge): the figures of struct
- * task_cputime that charging reads. */
+ * task_cputime that charging reads, of the tick counts their low 32 bits:
+ * task_charge takes their deltas modulo 2^32, right while a thread ran less
+ * than 2^31 ticks between two charges (248 days of CPU at USER_HZ 100). */
 struct task_charged {
 	uint64_t run_ns;
-	uint64_t utime, stime;
+	uint32_t utime, stime;
 };
 
-/* One of these for every tracked task, so laid out without holes (104
- * bytes: `gdb -batch -ex 'ptype /o struct task' src/cgfused`). */
+/* One of these for every tracked task, so laid out without holes (80
+ * bytes, in a slab of the core's task_pool: `gdb -batch -ex 'ptype /o
+ * struct task' src/cgfused`). */
 struct task {
 	pid_t tid;
 	int16_t charged_cpu;		/* the CPU it last ran on; -1: unknown */
@@ -34,7 +37,6 @@ struct task {
 	 * not read /proc (task_account). */
 	uint64_t charged_proc_ns;
 	struct task_charged charged;	/* its figures up to which it was charged */
-	struct task *proc_prev, *proc_next;	/* its process's tracked threads (task_proc.h) */
 };
 
 /* Every task of a css_set. */

@@ -2,36 +2,54 @@
 /* The tracked threads of each process: see task_proc.h. */
 #include "core/task_proc.h"
 
-struct task *task_proc_first(struct cg_core *core, pid_t tgid)
+static GArray *threads_of(struct cg_core *core, pid_t tgid)
 {
-	return tidmap_lookup(&core->procs, tgid);
+	return g_hash_table_lookup(core->procs, GINT_TO_POINTER(tgid));
+}
+
+struct task *task_proc_next(struct cg_core *core, pid_t tgid, guint *pos)
+{
+	GArray *threads = threads_of(core, tgid);
+
+	if (!threads || *pos >= threads->len)
+		return NULL;
+	(*pos)++;
+	return slab_object(&core->task_pool,
+			   g_array_index(threads, guint32, threads->len - *pos));
 }
 
 void task_proc_link(struct cg_core *core, struct task *t)
 {
-	struct task *first;
+	pid_t tgid = t->ident.tgid;
+	guint32 handle = slab_handle(&core->task_pool, t);
+	GArray *threads;
 
-	t->proc_prev = t->proc_next = NULL;
-	if (t->tid == t->ident.tgid)
+	if (t->tid == tgid)
 		return;		/* a leader is found by its id */
-	first = task_proc_first(core, t->ident.tgid);
-	t->proc_next = first;
-	if (first)
-		first->proc_prev = t;
-	tidmap_insert(&core->procs, t);
+	if (!(threads = threads_of(core, tgid))) {
+		threads = g_array_sized_new(FALSE, FALSE, sizeof(guint32), 1);
+		g_hash_table_insert(core->procs, GINT_TO_POINTER(tgid), threads);
+	}
+	g_array_append_val(threads, handle);
 }
 
 void task_proc_unlink(struct cg_core *core, struct task *t)
 {
-	if (t->tid == t->ident.tgid)
+	pid_t tgid = t->ident.tgid;
+	guint32 handle;
+	GArray *threads;
+
+	if (t->tid == tgid)
 		return;
-	if (t->proc_next)
-		t->proc_next->proc_prev = t->proc_prev;
-	if (t->proc_prev)
-		t->proc_prev->proc_next = t->proc_next;
-	else if (t->proc_next)
-		tidmap_insert(&core->procs, t->proc_next);
-	else
-		tidmap_remove(&core->procs, t->ident.tgid);
-	t->proc_prev = t->proc_next = NULL;
+	threads = threads_of(core, tgid);
+	handle = slab_handle(&core->task_pool, t);
+	/* From the newest: the one going is often among the last born. */
+	for (guint i = threads->len; i-- > 0;) {
+		if (g_array_index(threads, guint32, i) == handle) {
+			g_array_remove_index(threads, i);
+			break;
+		}
+	}
+	if (!threads->len)
+		g_hash_table_remove(core->procs, GINT_TO_POINTER(tgid));
 }

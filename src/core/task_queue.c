@@ -136,6 +136,7 @@ static void mark_exec(struct cg_core *core, struct task_queue *q, struct task_it
 	GHashTableIter iter;
 	gpointer key;
 	struct born *b;
+	struct task *t;
 
 	it->gone = g_array_new(FALSE, FALSE, sizeof(struct task_seen));
 	g_hash_table_iter_init(&iter, q->born);
@@ -143,7 +144,7 @@ static void mark_exec(struct cg_core *core, struct task_queue *q, struct task_it
 		if (b->tgid == it->ev.tgid && GPOINTER_TO_INT(key) != it->ev.tgid)
 			seen_append(it->gone, GPOINTER_TO_INT(key),
 				    b->opened ? &b->ident : &(struct task_ident){ 0 });
-	for (struct task *t = task_proc_first(core, it->ev.tgid); t; t = t->proc_next)
+	for (guint pos = 0; (t = task_proc_next(core, it->ev.tgid, &pos));)
 		seen_append(it->gone, t->tid, &t->ident);
 	if (!it->gone->len) {
 		g_array_unref(it->gone);

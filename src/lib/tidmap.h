@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* A table of entries keyed by a thread or process id that each entry holds
- * (at key_offset), for the per-task tables: one pointer a slot (a
+ * (at key_offset), for the per-task tables: the entries are objects of a
+ * slab pool (slab.h) and a slot is 4 bytes, an entry's handle (a
  * GHashTable keeps a key, a value and a hash a slot), open addressing with
  * linear probing, deletion by backward shift (no tombstones), grown above
  * 3/4 full and shrunk below 1/8, so that the memory of exited tasks is
@@ -11,14 +12,17 @@
 #include <glib.h>
 #include <sys/types.h>
 
+#include "lib/slab.h"
+
 struct tidmap {
-	gpointer *slots;		/* NULL while empty */
+	guint32 *slots;			/* handles in pool, 0: free; NULL while empty */
 	guint shift;			/* 32 - log2(slots) */
 	guint len;
 	gsize key_offset;
+	const struct slab_pool *pool;	/* the entries' */
 };
 
-void tidmap_init(struct tidmap *m, gsize key_offset);
+void tidmap_init(struct tidmap *m, const struct slab_pool *pool, gsize key_offset);
 /* Empties it (the entries are not freed). */
 void tidmap_clear(struct tidmap *m);
 

@@ -969,21 +969,25 @@ static void check_invariants(struct env *e)
 	struct task *t;
 	struct css_set *cset;
 	struct cgroup *cgrp;
-	guint listed = 0;
+	guint listed = 0, threads = 0;
 	GHashTable *procs = g_hash_table_new(NULL, NULL);
+	GArray *arr;
 
 	cg_write_lock(&core->lock);
 	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));) {
 		g_assert_true(task_lookup(core, t->tid) == t);
 		g_assert_true(g_hash_table_lookup(core->css_sets, t->cset) == t->cset);
-		/* A thread other than its leader is in its process's list. */
+		/* A thread other than its leader is in its process's list,
+		 * once. */
 		if (t->tid != t->ident.tgid) {
-			const struct task *p = task_proc_first(core, t->ident.tgid);
+			const struct task *p;
+			guint seen = 0;
 
-			while (p && p != t)
-				p = p->proc_next;
-			g_assert_true(p == t);
+			for (guint at = 0; (p = task_proc_next(core, t->ident.tgid, &at));)
+				seen += p == t;
+			g_assert_cmpuint(seen, ==, 1);
 			g_hash_table_add(procs, GINT_TO_POINTER(t->ident.tgid));
+			threads++;
 		}
 		for (unsigned r = 0; r < core->roots->len; r++) {
 			struct cgroup *c = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
@@ -1009,8 +1013,12 @@ static void check_invariants(struct env *e)
 		g_assert_cmpuint(cset->refcount, >, 0);
 	}
 	g_assert_cmpuint(listed, ==, tidmap_size(&core->tasks));
-	/* ... and only those processes have an entry. */
-	g_assert_cmpuint(tidmap_size(&core->procs), ==, g_hash_table_size(procs));
+	/* ... and only those processes have an entry, which lists no other. */
+	g_assert_cmpuint(g_hash_table_size(core->procs), ==, g_hash_table_size(procs));
+	g_hash_table_iter_init(&iter, core->procs);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&arr))
+		threads -= arr->len;
+	g_assert_cmpuint(threads, ==, 0);
 	g_hash_table_unref(procs);
 	/* Every css_set a cgroup lists is a live one. */
 	g_hash_table_iter_init(&iter, core->cgroups);
