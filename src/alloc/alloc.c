@@ -1398,6 +1398,7 @@ static void publish(struct allocator *a, uint64_t pass_ns, uint64_t cpu_ns)
 
 	a->st.last_pass_ns = pass_ns;
 	a->st.max_pass_ns = MAX(a->st.max_pass_ns, pass_ns);
+	a->st.last_pass_cpu_ns = cpu_ns;
 	a->st.max_pass_cpu_ns = MAX(a->st.max_pass_cpu_ns, cpu_ns);
 	a->ring[(a->st.passes - 1) % PASS_RING] = pass_ns;
 	a->cpu_ring[(a->st.passes - 1) % PASS_RING] = cpu_ns;
@@ -1773,6 +1774,7 @@ static void on_stat(void *data, GString *out)
 		"max_pass_us %" G_GUINT64_FORMAT "\n"
 		"p50_pass_us %" G_GUINT64_FORMAT "\n"
 		"p99_pass_us %" G_GUINT64_FORMAT "\n"
+		"last_pass_cpu_us %" G_GUINT64_FORMAT "\n"
 		"p99_pass_cpu_us %" G_GUINT64_FORMAT "\n"
 		"max_pass_cpu_us %" G_GUINT64_FORMAT "\n"
 		"weight_error_ppm %.0f\n"
@@ -1786,7 +1788,8 @@ static void on_stat(void *data, GString *out)
 		st.managed, st.passes, st.placings, st.full_placings, st.placed, st.swept,
 		st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
-		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, p99_cpu / 1000,
+		st.max_pass_ns / 1000, p50 / 1000, p99 / 1000, st.last_pass_cpu_ns / 1000,
+		p99_cpu / 1000,
 		st.max_pass_cpu_ns / 1000, st.last_error * 1e6,
 		st.autogroups_left_alone, st.escapes, st.copied_groups, st.copied_tasks,
 		st.weighed_groups, st.yields, a->may_lower);

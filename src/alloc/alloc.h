@@ -25,7 +25,7 @@ struct alloc_stats {
 	uint64_t full_placings, placed, swept;
 	uint64_t nice_calls, affinity_calls, autogroup_calls, failed_calls;
 	uint64_t last_pass_ns, max_pass_ns;	/* wall clock, yields included */
-	uint64_t max_pass_cpu_ns;		/* the allocator thread's CPU time */
+	uint64_t last_pass_cpu_ns, max_pass_cpu_ns;	/* the allocator thread's CPU time */
 	double last_error;		/* worst relative error of a group's weight */
 	/* Sessions with managed threads whose autogroup is not cgfused's to
 	 * weigh: they hold unmanaged threads too (last placing). */
