@@ -1187,7 +1187,7 @@ static void test_weighed_in_slices(void)
 
 /* Sleeping groups of one thread each, settled: no thread active, no
  * sweep under way. */
-static void make_sleepers(struct env *e, struct group *g, char (*names)[8], unsigned n)
+static void make_sleepers(struct env *e, struct group *g, char (*names)[12], unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		snprintf(names[i], sizeof(names[i]), "S%u", i);
@@ -1207,7 +1207,7 @@ static void test_placing_walks_what_changed(void)
 	enum { N = 3000 };
 	struct env e;
 	struct group *g = g_new(struct group, N);
-	char (*names)[8] = g_malloc(N * sizeof(*names));
+	char (*names)[12] = g_malloc(N * sizeof(*names));
 	const struct alloc_stats *st;
 	struct fake_kf_calls before;
 	uint64_t placed, swept, walks;
@@ -1244,7 +1244,7 @@ static void test_sweep_keeps_sleepers_near(void)
 	enum { N = 2500 };
 	struct env e;
 	struct group *g = g_new(struct group, N);
-	char (*names)[8] = g_malloc(N * sizeof(*names));
+	char (*names)[12] = g_malloc(N * sizeof(*names));
 
 	setup(&e);
 	make_sleepers(&e, g, names, N);
