@@ -1381,12 +1381,11 @@ static int cmp_u64(const void *x, const void *y)
 	return a < b ? -1 : a > b;
 }
 
-/* The ring's percentile q (of 100), through sorted. */
-static uint64_t percentile(const uint64_t *ring, unsigned n, unsigned q, uint64_t *sorted)
+/* The last n entries of a ring, sorted into sorted. */
+static void sort_ring(const uint64_t *ring, unsigned n, uint64_t *sorted)
 {
 	memcpy(sorted, ring, n * sizeof(sorted[0]));
 	qsort(sorted, n, sizeof(sorted[0]), cmp_u64);
-	return sorted[(n - 1) * q / 100];
 }
 
 /* The pass's time (wall clock: with the times it gave its CPU up) and CPU
@@ -1402,9 +1401,11 @@ static void publish(struct allocator *a, uint64_t pass_ns, uint64_t cpu_ns)
 	a->st.max_pass_cpu_ns = MAX(a->st.max_pass_cpu_ns, cpu_ns);
 	a->ring[(a->st.passes - 1) % PASS_RING] = pass_ns;
 	a->cpu_ring[(a->st.passes - 1) % PASS_RING] = cpu_ns;
-	p50 = percentile(a->ring, n, 50, sorted);
-	p99 = percentile(a->ring, n, 99, sorted);
-	p99_cpu = percentile(a->cpu_ring, n, 99, sorted);
+	sort_ring(a->ring, n, sorted);
+	p50 = sorted[(n - 1) / 2];
+	p99 = sorted[(n - 1) * 99 / 100];
+	sort_ring(a->cpu_ring, n, sorted);
+	p99_cpu = sorted[(n - 1) * 99 / 100];
 	g_mutex_lock(&a->shown_lock);
 	a->shown = a->st;
 	a->p50_ns = p50;

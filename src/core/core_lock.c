@@ -2,7 +2,7 @@
 /* The core lock: per-thread reader slots, writers take them all. */
 #include "core/core_lock.h"
 
-#include <time.h>
+#include "lib/clock.h"
 
 #define NS_1MS 1000000u
 
@@ -50,15 +50,6 @@ unsigned cg_lock_draw_slot(void)
 	return cg_lock_slot_plus_one - 1;
 }
 
-/* CLOCK_MONOTONIC through the vDSO: no system call. */
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A figure only its one writer changes: no read-modify-write needed. */
 static void raise_max(atomic_uint_fast64_t *max, uint64_t v)
 {
@@ -75,10 +66,10 @@ static void bump(atomic_uint_fast64_t *n)
 void cg_read_wait(struct cg_lock *l, unsigned slot)
 {
 	struct cg_lock_slot *s = &l->slot[slot];
-	uint64_t t0 = now_ns(), wait;
+	uint64_t t0 = mono_ns(), wait;
 
 	g_mutex_lock(&s->mutex);
-	wait = now_ns() - t0;
+	wait = mono_ns() - t0;
 	raise_max(&s->wait_max_ns, wait);
 	if (wait > NS_1MS)
 		bump(&s->waits_over_1ms);
@@ -88,12 +79,12 @@ void cg_read_wait(struct cg_lock *l, unsigned slot)
  * writer mutex already lets only one through. */
 void cg_write_lock_at(struct cg_lock *l, const char *site)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = mono_ns();
 
 	g_mutex_lock(&l->writer);
 	for (unsigned i = 0; i < CG_LOCK_SLOTS; i++)
 		g_mutex_lock(&l->slot[i].mutex);
-	l->hold_start_ns = now_ns();
+	l->hold_start_ns = mono_ns();
 	l->hold_site = site;
 	raise_max(&l->writes.wait_max_ns, l->hold_start_ns - t0);
 }
@@ -110,7 +101,7 @@ void cg_write_unlock(struct cg_lock *l)
 {
 	struct cg_lock_writes *w = &l->writes;
 	GArray *work = l->deferred;
-	uint64_t held = now_ns() - l->hold_start_ns;
+	uint64_t held = mono_ns() - l->hold_start_ns;
 
 	/* Under every slot still: a reader sees the figures whole. */
 	bump(&w->holds);

@@ -18,6 +18,7 @@
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_watch.h"
+#include "lib/clock.h"
 #include "lib/failcount.h"
 #include "state/state_file.h"
 #include "state/state_log.h"
@@ -223,14 +224,6 @@ static void switch_logs(struct cg_state *st)
 	st->build = NULL;
 	st->pending_old = old;
 	g_mutex_unlock(&st->sync_lock);
-}
-
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* A step held the lock held_us; its thread's CPU time from cpu_ns (taken
