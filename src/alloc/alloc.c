@@ -1324,10 +1324,13 @@ static void place_tasks(struct allocator *a, bool full)
 }
 
 /* A sleeper weighed alone (the sweep), at the scale its session's last
- * mapping chose: what its group's sleepers were given in this round so
- * far beyond their targets is taken off its own (error diffusion), so
- * that the group's total comes out as a bucket's would (three threads
- * at nice 6 and one at 7 for four of weight 256, not four at 6). */
+ * mapping chose: what the sleepers of its bucket (its group, session and
+ * own nice: a placing's bucket) were given in this round so far beyond
+ * their targets is taken off its own (error diffusion), so that the
+ * bucket's total comes out as a placing's would (three threads at nice 6
+ * and one at 7 for four of weight 256, not four at 6). The group keeps
+ * one bucket's debt: a sleeper of another starts it afresh (a nice-10
+ * thread's rounding is not a nice-0 sibling's to make up). */
 static void sweep_nice(struct allocator *a, struct task_sched *s)
 {
 	struct autogroup *ag = g_hash_table_lookup(a->autogroups,
@@ -1335,8 +1338,11 @@ static void sweep_nice(struct allocator *a, struct task_sched *s)
 	double scale = ag ? ag->scale : 1, aim;
 	struct alloc_group *g = s->group;
 
-	if (g->sweep_round != a->sweep_round) {
+	if (g->sweep_round != a->sweep_round || g->sweep_autogroup != task_autogroup(s) ||
+	    g->sweep_own_nice != s->orig_nice) {
 		g->sweep_round = a->sweep_round;
+		g->sweep_autogroup = task_autogroup(s);
+		g->sweep_own_nice = s->orig_nice;
 		g->sweep_debt = 0;
 	}
 	aim = MAX(alloc_task_weight(&a->groups, s) - g->sweep_debt, 1e-9);

@@ -43,8 +43,11 @@ struct alloc_group {
 	uint64_t bucket_gen;
 	int first_bucket;
 	/* The sleepers' sweep (alloc.c), in its round sweep_round: the weight
-	 * its sleepers were given so far less their targets. */
+	 * the sleepers of one bucket of it were given so far less their
+	 * targets. */
 	unsigned sweep_round;
+	int sweep_autogroup;		/* ... of the bucket of this session */
+	int8_t sweep_own_nice;		/* ... and own nice */
 	double sweep_debt;
 };
 

@@ -1294,6 +1294,41 @@ static void test_sweep_keeps_group_total(void)
 }
 
 
+/* A sleeper's rounding is made up by sleepers of its own bucket only: a
+ * nice-10 sleeper's (99 wanted, 110 given) must not push its nice-0
+ * sibling (925 wanted) to nice 1, whichever the sweep meets first. */
+static void test_sweep_debt_per_bucket(void)
+{
+	enum { N = 8 };
+	struct env e;
+	char names[N][12];
+
+	setup(&e);
+	for (unsigned i = 0; i < N; i++) {
+		uint64_t id;
+		char pid[16];
+
+		snprintf(names[i], sizeof(names[i]), "P%u", i);
+		id = group_id(&e, names[i]);
+		for (pid_t k = 0; k < 2; k++) {
+			pid_t p = 900 + 10 * (pid_t)i + k;
+
+			fake_kf_add_process(e.fk, p, 1);
+			if (k == (pid_t)(i % 2))
+				fake_kf_renice(e.fk, p, 10);
+			snprintf(pid, sizeof(pid), "%d", p);
+			wr_ok(&e, id, "tasks", pid);
+		}
+	}
+	for (int i = 0; i < 10; i++)
+		alloc_pass(alloc, true);
+	for (unsigned i = 0; i < N; i++)
+		for (pid_t k = 0; k < 2; k++)
+			g_assert_cmpint(fake_kf_nice(e.fk, 900 + 10 * (pid_t)i + k), ==,
+					(k == (pid_t)(i % 2) ? 10 : 0));
+	teardown(&e);
+}
+
 /* A group and a thread marked for the next copy, then removed, or gone,
  * before it: the copy says so, and nothing is asked of the gone thread. */
 static void test_view_marked_then_gone(void)
@@ -1623,5 +1658,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/pass/placing-walks-what-changed", test_placing_walks_what_changed);
 	g_test_add_func("/alloc/pass/sweep-keeps-sleepers-near", test_sweep_keeps_sleepers_near);
 	g_test_add_func("/alloc/pass/sweep-keeps-group-total", test_sweep_keeps_group_total);
+	g_test_add_func("/alloc/pass/sweep-debt-per-bucket", test_sweep_debt_per_bucket);
 	return g_test_run();
 }
