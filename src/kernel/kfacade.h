@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel facade: the only place that asks the running kernel about tasks
- * (and, later, the only one that changes their scheduling). The core calls it
+ * and the only one that changes them (nice, affinity, autogroups in
+ * kfacade_sched.c; ptrace stops in kfacade_trace.c). The core calls it
  * through this table so that unit tests can run the core on a fake system. */
 #ifndef CGFUSED_KFACADE_H
 #define CGFUSED_KFACADE_H
