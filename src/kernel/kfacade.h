@@ -14,7 +14,7 @@
 #include "lib/cpumask.h"
 
 /* What identifies one thread for as long as it lives, even when its id is
- * reused later: the pidfs inode of a pidfd of it (see KERNEL-NOTES.md). */
+ * reused later: the pidfs inode of a pidfd of it (docs/kernel-notes.md). */
 struct task_ident {
 	uint64_t ino;		/* pidfs inode: unique per struct pid */
 	pid_t tgid;
