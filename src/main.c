@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* cgfused: a cgroup v1 hierarchy served from user space.
+/* cgfused: cgroup hierarchies (v1, or v2 with -o unified) served from user
+ * space.
  *
  *   cgfused [-f] [-d] [-s] [-o OPTIONS] MOUNTPOINT
  *   cgfused SOURCE MOUNTPOINT -o OPTIONS    (as mount.fuse3 runs it)
@@ -84,6 +85,17 @@ static int controller_index(const char *name, size_t len)
 		    strncmp(cgfused_controllers[i]->name, name, len) == 0)
 			return i;
 	return -1;
+}
+
+/* "cpuset, cpu, ...": every controller cgfused_controllers has, for a
+ * message that cannot fall behind the list. */
+static char *known_controllers(void)
+{
+	GString *s = g_string_new(NULL);
+
+	for (int i = 0; cgfused_controllers[i]; i++)
+		g_string_append_printf(s, "%s%s", i ? ", " : "", cgfused_controllers[i]->name);
+	return g_string_free(s, FALSE);
 }
 
 /* libfuse splits -o at commas, so "-o controllers=cpu,cpuacct:cpuset"
@@ -184,8 +196,10 @@ static GArray *parse_hierarchies(const char *list)
 			int i = controller_index(*n, strlen(*n));
 
 			if (i < 0) {
+				g_autofree char *known = known_controllers();
+
 				fprintf(stderr, "cgfused: unknown controller '%s' in controllers=%s "
-					"(known: cpu, cpuacct, cpuset, freezer)\n", *n, list);
+					"(known: %s)\n", *n, list, known);
 				goto fail;
 			}
 			if (used & (1u << i)) {

@@ -138,7 +138,7 @@ take_turns() {
 
 @test "equal busy threads of which exactly one should be heavier take turns at it" {
 	# 949 shares: 474.5 each, exactly one at nice 3 and one at 4; they
-	# settled so for good (issue 13), one getting a quarter more CPU.
+	# settled so for good, one getting a quarter more CPU.
 	take_turns 949
 }
 
@@ -223,7 +223,7 @@ stat_value() {
 	echo 1 >g/cpuset.cpus
 	# A busy process (found runnable by the reconcile) that sets its
 	# affinity back to every CPU every 100 ms: the kernel lets it, as it
-	# knows nothing of cgfused's cpusets (issue 13 item 3c: before, it
+	# knows nothing of cgfused's cpusets (before, it
 	# kept CPU 0 99% of the time).
 	(cd / && exec "$CG_PYTHON" -c 'import os, time
 every = set(range(os.cpu_count()))
@@ -497,7 +497,7 @@ autogroup_nice() {
 	cg_poll_until -x 0 nice_of "$s0"
 	# At 100 shares, 90 and 10; 10 is below nice 19's weight (15). Sleepers
 	# do not push the scale up (that would lend every running thread of
-	# the session more weight, issue 13 item 10): 10 is clamped to nice 19
+	# the session more weight): 10 is clamped to nice 19
 	# and 90 is nice 11 (87), not 10 (110).
 	echo 100 >g/cpu.shares
 	cg_poll_until -x 19 nice_of "$s10"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The config file (issue 16): -o config=FILE declares groups, their
+# The config file: -o config=FILE declares groups, their
 # settings, owners and modes; they are made at mount if missing, the state
 # wins for the groups it has, SIGHUP applies what changed in the file, and
 # a broken file stops the daemon with file:line.

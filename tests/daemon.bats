@@ -51,6 +51,22 @@ teardown() {
 	refute cg_is_mounted "$MNT"
 }
 
+@test "an unknown controller's error lists every controller, and each one it lists mounts" {
+	local known name
+	run --separate-stderr timeout 20 "$CGFUSED" -f -o controllers=memory "$MNT" 3>&-
+	assert_failure
+	[ "$status" -ne 124 ]
+	[[ $stderr == *"unknown controller 'memory'"* ]]
+	known=${stderr##*(known: }
+	known=${known%)}
+	[ "$known" = "cpuset, cpu, cpuacct, freezer, pids" ]
+	for name in ${known//,/ }; do	# each one mounts, its files in a group
+		cg_mount_at "$CG_TMP/$name" -o state=none -o "controllers=$name"
+		mkdir "$CG_TMP/$name/g"
+		compgen -G "$CG_TMP/$name/g/$name.*" >/dev/null
+	done
+}
+
 @test "a missing mount point under a writable parent is created" {
 	local mnt=$CG_TMP/not-yet
 	[ ! -e "$mnt" ]

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The freezer (issue 15) on real processes: FROZEN stops every thread of
+# The freezer on real processes: FROZEN stops every thread of
 # the group (its CPU time stops growing) until THAWED; threads forked or
 # moved in freeze, one moved out runs; the stop is a ptrace-stop, which a
 # SIGCONT does not end and a shell does not see as Stopped; no thread stays

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Hostile input (issue 4): garbage, overflow, empty, huge, multi-line and
+# Hostile input: garbage, overflow, empty, huge, multi-line and
 # split writes to every control file, and odd names, must get the kernel's
 # answers and leave the state as it was. tests/helpers/hostile-probe sends
 # them; tests/hostile-kernel.tsv is what the kernel's cgroupfs answered

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# CPU bandwidth (issue 15) on real processes: a busy loop in a group with a
+# CPU bandwidth on real processes: a busy loop in a group with a
 # quota uses about that share of a CPU (its own CPU time, measured here; a
 # wide tolerance, the machine is shared: the point is that a cap holds at
 # all), a parent's quota holds its subgroups, cpu.stat counts the

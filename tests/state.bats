@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# State that survives the daemon (issue 4): groups, settings, owners, modes
+# State that survives the daemon: groups, settings, owners, modes
 # and members come back after kill -9 of the daemon, on the dead mount it
 # left; gone, reused and zombie PIDs stay out; children forked while no
 # daemon ran follow their parents; one daemon per state file.

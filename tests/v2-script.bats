@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Issue 14's "Done when": tests/v2-script.sh, a job script written for the
+# What the v2 hierarchy had to pass: tests/v2-script.sh, a job script written for the
 # kernel's cgroup v2 (mkdir, +cpu +cpuset, cpu.weight, cpuset.cpus, moves,
 # poll of cgroup.events, cgroup.kill, rmdir), runs unchanged on a cgfused
 # mount (-o unified); its output and errors are checked line by line.

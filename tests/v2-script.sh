@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# A job script as one writes it for the kernel's cgroup v2 (issue 14's
-# "Done when"): it makes a group with two children, enables cpu and cpuset
+# A job script as one writes it for the kernel's cgroup v2 (what the v2
+# hierarchy had to pass): it makes a group with two children, enables cpu and cpuset
 # for them, weighs them and pins one, moves its workers in, kills the
 # group with cgroup.kill, polls cgroup.events for populated 0 and removes
 # the groups. It knows nothing of cgfused: tests/v2-script.bats runs it

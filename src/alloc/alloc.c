@@ -316,7 +316,7 @@ static bool adopt_task(struct allocator *a, struct task_sched *s)
 
 /* The lowest nice the thread's owner could set: any for root's, else
  * 20 - RLIMIT_NICE (the kernel's can_nice()): cgfused lends no user more
- * priority than the user could take (issue 13). Unknown: NICE_MAX (only
+ * priority than the user could take. Unknown: NICE_MAX (only
  * what it has, with floor_nice). */
 static int owner_floor(struct kfacade *kf, pid_t tid)
 {
@@ -962,7 +962,7 @@ static void forget_autogroups(struct allocator *a)
 /* Which sessions have only managed threads. A session's autogroup nice
  * weighs every thread of the session, and one that also holds threads
  * cgfused does not manage (a user's process in root's login session, the
- * shell that started it) is not cgfused's to change (issue 13): those are
+ * shell that started it) is not cgfused's to change: those are
  * left alone, as is the root autogroup of init's session (kernel threads
  * and every process never moved to a session of its own; its nice cannot
  * be set). One /proc read per process of the system, so only when
@@ -1292,9 +1292,9 @@ static void place_rest(struct allocator *a, struct task_sched *s)
 
 /* Weighs the managed threads and applies nice values and affinities: two
  * walks, the first to count the buckets, the second to pick and apply (no
- * array of the threads is made: issue 12's memory). Of the whole table
- * (full), or of the active threads: every runnable thread is active, so
- * every runnable bucket is whole and the weights come out the same; the
+ * array of the threads is made: the per-task memory goal). Of the whole
+ * table (full), or of the active threads: every runnable thread is active,
+ * so every runnable bucket is whole and the weights come out the same; the
  * sleepers are left to sweep_sleepers. Only a full walk knows which
  * sessions are left with no thread, to forget them. */
 static void place_tasks(struct allocator *a, bool full)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The originals of what the allocator changes, kept in a file of its own
  * beside the state (FILE.orig), so that a daemon started after a kill -9
- * gives back, or goes on managing, what the last one changed (issue 13).
+ * gives back, or goes on managing, what the last one changed.
  *
  * A thread's original nice and affinity are recorded when the allocator
  * first sees it, a session autogroup's nice when it first weighs it, and
@@ -9,7 +9,7 @@
  * written (write(2), no fsync: they only matter in this boot, and a kill -9
  * loses no written page) before any change they allow. Keys: a thread's id
  * and its pidfs inode (unique in a boot, where a start time at tick
- * granularity is not: KERNEL-NOTES.md), an autogroup's id; the header holds
+ * granularity is not: docs/kernel-notes.md), an autogroup's id; the header holds
  * the boot id, and a file of another boot is emptied.
  *
  * One record per line: "t TID INO NICE CPUS", "T TID INO" (forgotten),

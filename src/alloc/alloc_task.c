@@ -4,7 +4,7 @@
 
 #include "alloc/alloc_cpus.h"
 
-/* One a managed thread, on top of the core's struct task (issue 12). */
+/* One a managed thread, on top of the core's struct task. */
 G_STATIC_ASSERT(sizeof(struct task_sched) <= 72);
 
 /* The table and the slabs of its entries. */

@@ -36,7 +36,7 @@
 /* The kernel's CGROUP_SUBSYS_COUNT: room for cgfused's five controllers
  * (ctl/controllers.c) and three more. Every cgroup and css_set carries
  * arrays of this many pointers: 16 cost an empty group 64 bytes more
- * (issue 12's 1 KiB a group). */
+ * (the 1 KiB a group the scale goals allow). */
 #define CG_MAX_SUBSYS 8
 #define CG_NAME_MAX 4095	/* kernfs has no NAME_MAX: getname()'s PATH_MAX */
 #define CG_DIR UINT_MAX		/* as a file index: the cgroup's directory itself */

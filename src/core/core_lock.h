@@ -8,7 +8,7 @@
  * A reader takes the mutex of its thread's slot; a writer takes every
  * slot's. On this kind of machine a shared word that two threads both bump
  * runs at 0.22-0.27x one thread's rate, and a pthread rwlock's read side
- * at 0.15x: its reader count is such a word (../shared/KERNEL-NOTES.md,
+ * at 0.15x: its reader count is such a word (docs/kernel-notes.md,
  * "Shared counters and locks"; tests/bench/lock-bench measures all three).
  * Two readers whose threads drew the same slot wait for each other, never
  * for a writer that is not there.

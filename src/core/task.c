@@ -9,8 +9,8 @@
 #include "core/task_proc.h"
 #include "core/task_queue.h"
 
-/* One a tracked task: what issue 12 counts (task.h); growing it is a
- * decision, not an accident. */
+/* One a tracked task: what the per-task memory goal counts (task.h);
+ * growing it is a decision, not an accident. */
 G_STATIC_ASSERT(sizeof(struct task) <= 80);
 
 struct task *task_lookup(struct cg_core *core, pid_t tid)

@@ -220,7 +220,7 @@ static void cgfs_init(void *userdata, struct fuse_conn_info *conn)
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	/* With a writeback cache, writes would arrive with pid 0, so "0" could
-	 * not name the writer (KERNEL-NOTES.md). */
+	 * not name the writer (docs/kernel-notes.md). */
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 }
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel facade: the only place that asks the running kernel about tasks
- * (and, later, the only one that changes their scheduling). The core calls it
+ * and the only one that changes them (nice, affinity, autogroups in
+ * kfacade_sched.c; ptrace stops in kfacade_trace.c). The core calls it
  * through this table so that unit tests can run the core on a fake system. */
 #ifndef CGFUSED_KFACADE_H
 #define CGFUSED_KFACADE_H
@@ -13,7 +14,7 @@
 #include "lib/cpumask.h"
 
 /* What identifies one thread for as long as it lives, even when its id is
- * reused later: the pidfs inode of a pidfd of it (see KERNEL-NOTES.md). */
+ * reused later: the pidfs inode of a pidfd of it (docs/kernel-notes.md). */
 struct task_ident {
 	uint64_t ino;		/* pidfs inode: unique per struct pid */
 	pid_t tgid;

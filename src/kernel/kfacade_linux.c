@@ -26,7 +26,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/* Newer than the installed 6.1 headers (KERNEL-NOTES.md). */
+/* Newer than the installed 6.1 headers (docs/kernel-notes.md). */
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL	/* a pidfd for one thread, not its process */
 #endif

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Scheduling levers on the real kernel (see KERNEL-NOTES.md: nice and
+/* Scheduling levers on the real kernel (docs/kernel-notes.md: nice and
  * affinity act on one thread; autogroup nice weighs a whole session). */
 #include "kernel/kfacade_sched.h"
 

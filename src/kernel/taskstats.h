@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Exited threads' final CPU time from the kernel's taskstats interface
  * (generic netlink; root only): the CPU time of tasks that have exited stays
- * counted in their groups' cpuacct figures. See KERNEL-NOTES.md "Taskstats"
- * and Documentation/accounting/taskstats.rst. */
+ * counted in their groups' cpuacct figures. See docs/kernel-notes.md
+ * "Watching tasks" and Documentation/accounting/taskstats.rst. */
 #ifndef CGFUSED_TASKSTATS_H
 #define CGFUSED_TASKSTATS_H
 

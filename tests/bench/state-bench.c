@@ -154,9 +154,9 @@ static struct result run(const char *dir, const char *file, unsigned nthreads, u
 
 /* The core lock's hold of a compaction, in CPU time (what a loaded
  * machine does not inflate as it does the wall time): the whole
- * serialisation in one hold, as before issue 12 part 2, against the
- * steps of a build (0.5 ms each), over RUNS builds beside groups groups
- * (every tenth with a cpu.shares). µs: the whole's median and max; the
+ * serialisation in one hold, as before the snapshot was built in steps,
+ * against the steps of a build (0.5 ms each), over RUNS builds beside
+ * groups groups (every tenth with a cpu.shares). µs: the whole's median and max; the
  * steps per build, the first step's most (it lists every group), the
  * others' median, p99 and max. */
 static void holds(unsigned groups)

@@ -381,8 +381,8 @@ static void test_unprivileged_only_raises(void)
 }
 
 /* A user's thread gets no more priority than its owner could give it
- * (20 - RLIMIT_NICE), even from a privileged daemon; root's any (issue 13,
- * item 2). 4096 shares alone: weight 4096, nice -6. */
+ * (20 - RLIMIT_NICE), even from a privileged daemon; root's any.
+ * 4096 shares alone: weight 4096, nice -6. */
 static void test_owner_nice_limit(void)
 {
 	struct env e;
@@ -443,7 +443,7 @@ static void test_autogroups(void)
 
 /* A session that also holds a thread cgfused does not manage (a user's
  * process in root's login session) is not cgfused's to weigh: its
- * autogroup nice stays as it was (issue 13, item 2), and comes back when
+ * autogroup nice stays as it was, and comes back when
  * the unmanaged thread appears after it was set. */
 static void test_autogroup_of_mixed_session(void)
 {
@@ -599,8 +599,7 @@ static void test_nice_mapping(void)
 
 /* A sleeping thread of a 2-share group (weight 2, below nice 19's 15)
  * must not scale up a running thread of a 1024-share group: that one would
- * get nice -10 against the session's unmanaged nice-0 tasks (issue 13,
- * item 10). */
+ * get nice -10 against the session's unmanaged nice-0 tasks. */
 static void test_sleeper_does_not_scale(void)
 {
 	struct nice_bucket b[2] = {
@@ -631,7 +630,7 @@ static void test_sleeper_does_not_scale(void)
 }
 
 /* A sibling that comes does not re-nice every sleeper of the other
- * groups (issue 12: 89,457 nice calls to place 10,000 sleeping threads):
+ * groups (before: 89,457 nice calls to place 10,000 sleeping threads):
  * a sleeper within a nice step of its target is left alone, and placed
  * exactly when it wakes. */
 static void test_sleepers_not_reniced(void)
@@ -707,7 +706,7 @@ static void until_reconcile(struct env *e, const struct group *g)
 /* A member that widens its own affinity past its cpuset (the kernel lets
  * it: it knows nothing of our cpusets) is found by the reconcile, then
  * watched: put back at the next pass, and a repeat offender between passes
- * too (issue 13 item 3c). */
+ * too. */
 static void test_widening_put_back(void)
 {
 	struct env e;
@@ -859,7 +858,7 @@ static bool exists(const char *dir, const char *name)
 /* What a daemon killed with kill -9 changed (its originals file as it was
  * then): a restarted one goes on managing a thread that is still a
  * member, with its originals, and gives the others theirs back at its
- * first pass (issue 13 item 2). */
+ * first pass. */
 static void test_originals_after_crash(void)
 {
 	struct env e;
@@ -1198,8 +1197,8 @@ static void make_sleepers(struct env *e, struct group *g, char (*names)[12], uns
 		run_period(e, g, n);
 }
 
-/* A move places the thread moved, not every managed thread (issue 12:
- * a pass costs what changed): the placing walks the active threads, and
+/* A move places the thread moved, not every managed thread (a pass costs
+ * what changed): the placing walks the active threads, and
  * the sweep that follows looks at the sleepers in slices, changing none
  * that is within a step of its target. */
 static void test_placing_walks_what_changed(void)
@@ -1487,9 +1486,9 @@ static void test_view_passes_while_moving(void)
 }
 
 
-/* A sleeper keeps no sample (issue 12's memory): one whose process ran
- * is sampled then and once more a period later, and leaves the sampled
- * threads again when it slept meanwhile; a quiet sleeper is never read. */
+/* A sleeper keeps no sample (the per-task memory goal): one whose process
+ * ran is sampled then and once more a period later, and leaves the
+ * sampled threads again when it slept meanwhile; a quiet sleeper is never read. */
 static void test_woken_sleeper_sampled_twice(void)
 {
 	struct env e;
