@@ -197,7 +197,7 @@ static GArray *parse_hierarchies(const char *list)
 
 			if (i < 0) {
 				fprintf(stderr, "cgfused: unknown controller '%s' in controllers=%s "
-					"(known: cpu, cpuacct, cpuset, freezer)\n", *n, list);
+					"(known: cpu, cpuacct, cpuset, freezer, pids)\n", *n, list);
 				goto fail;
 			}
 			if (used & (1u << i)) {

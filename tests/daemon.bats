@@ -88,6 +88,10 @@ o_names() {
 	[ "${#stderr_lines[@]}" -eq 1 ] || { printf 'stderr: %s\n' "${stderr_lines[@]}"; false; }
 	[[ $stderr == *memory* ]]
 	refute cg_is_mounted "$MNT"
+	# The first of the list is cgfused's to parse: it names every one.
+	run --separate-stderr timeout 20 "$CGFUSED" -f -o controllers=memory "$MNT" 3>&-
+	assert_failure
+	assert_equal "$stderr" "cgfused: unknown controller 'memory' in controllers=memory (known: cpu, cpuacct, cpuset, freezer, pids)"
 }
 
 @test "a missing mount point under a writable parent is created" {

@@ -105,6 +105,71 @@ has() {
 	assert_equal "$(cat "$MNT/cpu,cpuacct/a/tasks")" ""
 }
 
+# placed SPEC DIR... [-- DIR...]: cgfused-exec -g SPEC:/g runs a shell
+# that is then in the cgroup.procs of each DIR before "--", in none after.
+placed() {
+	local spec=$1 d i=0 in=1 dirs=()
+	shift
+	for d; do
+		[[ $d == -- ]] || dirs+=("$d")
+	done
+	# "x": bats leaves empty lines out of $lines.
+	run "$EXEC" --mount "$MNT" -g "$spec:/g" sh -c \
+		'echo $$; for d; do echo x $(cat "$d/cgroup.procs"); done' sh "${dirs[@]}"
+	assert_success
+	for d; do
+		if [[ $d == -- ]]; then
+			in=0
+			continue
+		fi
+		i=$((i + 1))
+		if ((in)); then
+			has "${lines[0]}" "${lines[i]}"
+		elif has "${lines[0]}" "${lines[i]}" 2>/dev/null; then
+			echo "-g $spec:/g: ${lines[0]} is in $d too" >&2
+			return 1
+		fi
+	done
+}
+
+@test "cgfused-exec names every controller: freezer and pids too, each hierarchy apart, and '*'" {
+	# The default mount: one hierarchy, whose root has no freezer file.
+	cg_mount -o state=none
+	mkdir "$MNT/g"
+	placed freezer "$MNT/g"
+	placed cpu,freezer "$MNT/g"
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	# Every controller in its own hierarchy of one daemon: neither freezer's
+	# nor pids' root has a file of theirs, as the kernel's do not.
+	cg_mount -o state=none,controllers=cpu:cpuacct:cpuset:freezer:pids
+	local c o others
+	for c in cpu cpuacct cpuset freezer pids; do
+		mkdir "$MNT/$c/g"
+	done
+	for c in cpu cpuacct cpuset freezer pids; do
+		others=()
+		for o in cpu cpuacct cpuset freezer pids; do
+			[[ $o == "$c" ]] || others+=("$MNT/$o/g")
+		done
+		placed "$c" "$MNT/$c/g" -- "${others[@]}"
+	done
+	placed '*' "$MNT"/{cpu,cpuacct,cpuset,freezer,pids}/g
+	placed freezer,pids "$MNT"/{freezer,pids}/g -- "$MNT"/{cpu,cpuacct,cpuset}/g
+}
+
+@test "cgfused-exec on a v2 mount (-o unified): every controller names its one hierarchy" {
+	cg_mount -o unified
+	mkdir "$MNT/g"
+	local c
+	for c in cpu cpuacct cpuset freezer pids '*' cpu,pids; do
+		placed "$c" "$MNT/g"
+	done
+	run "$EXEC" --mount "$MNT" -g memory:/g true
+	assert_equal "$status" 125
+	assert_output "cgfused-exec: $MNT has no hierarchy with the memory controller"
+}
+
 @test "cgfused-exec finds the mount from /proc/self/mountinfo" {
 	cg_mount
 	mkdir "$MNT/found" "$CG_TMP/other"
@@ -307,20 +372,27 @@ for line in sys.stdin:
 	done
 }
 
+# complete_words WORD...: what contrib/bash-completion completes the last
+# WORD to, one per line, for the command WORD[0].
+complete_words() {
+	# shellcheck source=/dev/null
+	source "$TESTS_SRCDIR/../contrib/bash-completion/cgfused"
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	if [[ ${1##*/} == cgfused ]]; then
+		_cgfused "$1"
+	else
+		_cgfused_tool "$1"
+	fi
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+
 @test "bash completion: -g offers the mount's controllers, then its groups" {
 	cg_mount -o controllers=cpu,cpuacct:cpuset
 	mkdir -p "$MNT/cpu,cpuacct/build/deep" "$MNT/cpuset/big"
-	complete_words() {
-		# shellcheck source=/dev/null
-		source "$TESTS_SRCDIR/../contrib/bash-completion/cgfused"
-		COMP_WORDS=("$@")
-		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-		COMPREPLY=()
-		_cgfused_tool "$1"
-		printf '%s\n' "${COMPREPLY[@]}"
-	}
 	run complete_words cgfused-exec --mount "$MNT" -g ''
-	assert_output "$(printf '%s\n' '*:' 'cpu,cpuacct:' 'cpuset:')"
+	assert_output "$(printf '%s\n' '*:' 'cpu,cpuacct:' 'cpu:' 'cpuacct:' 'cpuset:')"
 	run complete_words cgfused-exec --mount "$MNT" -g 'cpu:/'
 	assert_output 'cpu:/build/'
 	run complete_words cgfused-classify --mount "$MNT" -g 'cpu:/build/'
@@ -329,6 +401,36 @@ for line in sys.stdin:
 	assert_output 'cpuset:/big/'
 	run complete_words cgfused-top --js
 	assert_output '--json'
+}
+
+@test "bash completion: every controller of a mount, freezer and pids too" {
+	cg_mount -o controllers=cpu,cpuacct,cpuset,freezer:pids
+	# The hierarchy's directory, named as the daemon lists its controllers.
+	mkdir "$MNT/cpuset,cpu,cpuacct,freezer/f" "$MNT/pids/p"
+	run complete_words cgfused-exec --mount "$MNT" -g ''
+	assert_output "$(printf '%s\n' '*:' 'cpuset,cpu,cpuacct,freezer:' cpuset: cpu: cpuacct: freezer: pids:)"
+	run complete_words cgfused-exec --mount "$MNT" -g 'freezer:/'
+	assert_output 'freezer:/f/'
+	run complete_words cgfused-exec --mount "$MNT" -g 'pids:/'
+	assert_output 'pids:/p/'
+}
+
+@test "bash completion of cgfused: options, -o's names and values, mount points" {
+	mkdir "$CG_TMP/mnt2" "$CG_TMP/state-file"
+	run complete_words cgfused --v
+	assert_output '--version'
+	run complete_words "$CGFUSED" -o cl
+	assert_output "$(printf '%s\n' clone_children clone_fd)"
+	run complete_words "$CGFUSED" -o state=none,auto
+	assert_output 'state=none,auto_unmount'
+	run complete_words "$CGFUSED" -o controllers=cpu,cpuacct:cpus
+	assert_output 'controllers=cpu,cpuacct:cpuset'
+	run complete_words "$CGFUSED" -o controllers=f
+	assert_output 'controllers=freezer'
+	run complete_words "$CGFUSED" -o "state=$CG_TMP/state-f"
+	assert_output "state=$CG_TMP/state-file"
+	run complete_words "$CGFUSED" -f "$CG_TMP/mn"
+	assert_output "$(printf '%s\n' "$CG_TMP/mnt" "$CG_TMP/mnt2")"
 }
 
 @test "cgfused-top on a terminal: cleared, and cut to the terminal's size" {

@@ -56,31 +56,9 @@ static void sample_free(struct sample *s)
 	g_free(s);
 }
 
-/* A file of a group, whole, without following a link; NULL if it cannot
- * be read. */
-static char *read_at(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	GString *text;
-	char buf[8192];
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	text = g_string_new(NULL);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		g_string_append_len(text, buf, n);
-	close(fd);
-	if (n < 0) {
-		g_string_free(text, TRUE);
-		return NULL;
-	}
-	return g_string_free(text, FALSE);
-}
-
 static char *read_line_at(int dirfd, const char *name)
 {
-	char *text = read_at(dirfd, name);
+	char *text = cg_read_at(dirfd, name);
 
 	return text ? g_strchomp(text) : NULL;
 }
@@ -109,7 +87,7 @@ static guint walk(int dirfd, const char *path, GHashTable *rows)
 	struct dirent *e;
 	int dupfd;
 
-	if ((text = read_at(dirfd, "tasks"))) {
+	if ((text = cg_read_at(dirfd, "tasks"))) {
 		for (const char *p = text; *p; p++)
 			tasks += *p == '\n';
 		g_free(text);
@@ -118,7 +96,7 @@ static guint walk(int dirfd, const char *path, GHashTable *rows)
 		r->has_usage = g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, &r->usage, NULL);
 		g_free(text);
 	}
-	if ((text = read_at(dirfd, "cpu.stat"))) {
+	if ((text = cg_read_at(dirfd, "cpu.stat"))) {
 		const char *t = strstr(text, "nr_throttled ");
 
 		r->throttled = t ? g_ascii_strtoull(t + strlen("nr_throttled "), NULL, 10) : 0;
@@ -163,20 +141,10 @@ out:
 
 static GHashTable *daemon_stat(const struct cg_mount *m)
 {
-	GHashTable *kv = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	const struct cg_hier *h = m->hiers->pdata[0];
 	int fd = open(h->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char *text = fd >= 0 ? read_at(fd, "cgfused.stat") : NULL;
-	char **lines = g_strsplit(text ? text : "", "\n", -1);
+	GHashTable *kv = cg_stat_read(fd);
 
-	for (char **l = lines; *l; l++) {
-		char *sp = strchr(*l, ' ');
-
-		if (sp)
-			g_hash_table_insert(kv, g_strndup(*l, sp - *l), g_strdup(sp + 1));
-	}
-	g_strfreev(lines);
-	g_free(text);
 	if (fd >= 0)
 		close(fd);
 	return kv;
