@@ -347,8 +347,72 @@ for line in sys.stdin:
     got, want = sub["cpu_percent"], float(sys.argv[2])
     assert got > 1 and want / 3 <= got <= want * 3 + 5, ("cgfused-top said", got, "the process used", want)
     assert busy["cpu_percent"] >= sub["cpu_percent"] - 1, (busy, sub)
-    assert sub["cpu_shares"] == "1024" and sub["cpuset_cpus"] == groups["/"]["cpuset_cpus"]
+    # Numbers as numbers, a CPU list as a string.
+    assert sub["cpu_shares"] == 1024 and type(sub["cpu_shares"]) is int, sub
+    assert sub["cpuset_cpus"] == groups["/"]["cpuset_cpus"] and type(sub["cpuset_cpus"]) is str
+    assert type(top["daemon"]["tracked_tasks"]) is int and type(top["daemon"]["controllers"]) is str
 ' "$MNT" "$RATE"
+}
+
+# three_groups: /a with two sleepers, /b empty, /c with a spinning shell:
+# by CPU / /c /a /b, by tasks / /a /c /b, by path / /a /b /c.
+three_groups() {
+	mkdir "$MNT/a" "$MNT/b" "$MNT/c"
+	local s1 s2 b
+	cg_sleeper s1
+	cg_sleeper s2
+	echo "$s1" >"$MNT/a/cgroup.procs"
+	echo "$s2" >"$MNT/a/cgroup.procs"
+	busy b /c
+	cg_poll_until -x "$b" cat "$MNT/c/tasks"
+}
+
+# paths: the groups of cgfused-top's last screen in $1 (or stdin), in order.
+paths() {
+	awk '/\033\[H/ { n = 0 } /^Group / { t = 1; n = 0; delete p; next }
+		t && /^\// { p[++n] = $1 } END { for (i = 1; i <= n; i++) printf "%s ", p[i] }' "$@"
+}
+
+@test "cgfused-top --order (-c, -t, -p): by CPU, tasks, path, as systemd-cgtop" {
+	cg_mount
+	three_groups
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3
+	assert_equal "$(paths <<<"$output")" "/ /c /a /b "
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 --order=tasks
+	assert_equal "$(paths <<<"$output")" "/ /a /c /b "
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 -p
+	assert_equal "$(paths <<<"$output")" "/ /a /b /c "
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 -t
+	assert_equal "$(paths <<<"$output")" "/ /a /c /b "
+	run "$TOP" --mount "$MNT" -b -n 1 --order=memory
+	assert_equal "$status" 2
+	assert_output --partial "cgfused-top: --order=memory: expected cpu, tasks or path"
+}
+
+@test "cgfused-top on a terminal: keys p, t, c order the screen again at once; q quits" {
+	cg_mount
+	three_groups
+	# script(1) gives it a terminal; its keys come through a FIFO kept
+	# open here, written once the screen they change is there.
+	mkfifo "$CG_TMP/keys"
+	exec 5<>"$CG_TMP/keys"
+	script -qfec "stty rows 30 cols 100; '$TOP' --mount '$MNT' -d 0.5" /dev/null \
+		<"$CG_TMP/keys" >"$CG_TMP/screen" 2>&1 3>&- &
+	local pid=$!
+	CG_HELPERS+=("$pid")
+	cg_poll_until -x "/ /c /a /b " paths "$CG_TMP/screen"
+	# Each key redraws the last refresh (its 0.5 s delay: a redraw
+	# within it shows the new order; the next refresh keeps it).
+	printf p >&5
+	cg_poll_until -x "/ /a /b /c " paths "$CG_TMP/screen"
+	printf t >&5
+	cg_poll_until -x "/ /a /c /b " paths "$CG_TMP/screen"
+	printf c >&5
+	cg_poll_until -x "/ /c /a /b " paths "$CG_TMP/screen"
+	printf q >&5
+	cg_wait_gone "$pid"
+	wait "$pid"
+	exec 5>&-
 }
 
 @test "cgfused-top: bad options, and the mount must be cgfused" {
