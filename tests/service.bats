@@ -380,6 +380,20 @@ with open(sys.argv[2], "a") as out:
 	refute cg_is_mounted "$MNT"
 }
 
+# ---- the examples make install puts in share/doc/cgfused/examples -----------
+
+@test "the example cgfused.conf and cgfused.rules are accepted, and make their groups" {
+	local d=$TESTS_SRCDIR/../contrib/examples
+	# As /etc would hold them: root's, not writable by others.
+	install -m 644 "$d/cgfused.conf" "$d/cgfused.rules" "$CG_TMP/"
+	cg_mount -o "config=$CG_TMP/cgfused.conf,rules=$CG_TMP/cgfused.rules"
+	assert_equal "$(cat "$MNT/build/cpu.shares")" 2048
+	assert_equal "$(cat "$MNT/batch/cpu.shares" "$MNT/batch/cpu.cfs_quota_us")" $'128\n50000'
+	# Every rule's destination exists: no line about a missing one.
+	run grep -i 'rule' "$CG_TMP/cgfused.log"
+	assert_output ""
+}
+
 # ---- state files of temporary mounts ----------------------------------------
 
 @test "a clean stop with nothing in the state removes its files; a group, a root file written or a crash keeps them" {
