@@ -61,11 +61,11 @@ bash -c "$@"
 
 # ---- logs --------------------------------------------------------------------
 
-@test "in the background it logs to syslog: a start line, a failing release_agent once then counted, a stop line" {
-	cg_syslog_listen
-	# In the namespace: the daemon in the background (no -f), 10 groups
-	# released to an agent that cannot run, then an unmount, which stops
-	# it. The EXIT trap unmounts whatever happened, so the daemon ends.
+# bg_failing_agent LOG: in cg_in_logns, the daemon in the background (no
+# -f), 10 groups released to an agent that cannot run until $CG_TMP/LOG
+# has the 10th failure, then an unmount, which stops it. The EXIT trap
+# unmounts whatever happened, so the daemon ends.
+bg_failing_agent() {
 	run cg_in_logns '
 set -e
 t=$1
@@ -78,11 +78,16 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	sh -c "echo \$\$ > $t/mnt/cpu/g$i/tasks"
 done
 for i in $(seq 200); do
-	grep -q "10 times in a row" "$t/syslog" && break
+	grep -q "10 times in a row" "$t/$2" && break
 	sleep 0.05
 done
 umount "$t/mnt"
-' _ "$CG_TMP"
+' _ "$CG_TMP" "$1"
+}
+
+@test "in the background it logs to syslog: a start line, a failing release_agent once then counted, a stop line" {
+	cg_syslog_listen
+	bg_failing_agent syslog
 	assert_success
 	# Its one line on the terminal, before it went to the background.
 	assert_output "cgfused: mounted at $CG_TMP/mnt; messages go to syslog (journalctl -t cgfused)"
@@ -115,21 +120,7 @@ cg_console_listen() {
 
 @test "in the background with no syslog listening: the start line says so, and its lines reach /dev/console" {
 	cg_console_listen
-	run cg_in_logns '
-set -e
-t=$1
-trap "umount -l $t/mnt 2>/dev/null || true" EXIT
-"$CGFUSED" -o "state=none,controllers=cpu" "$t/mnt"
-echo /nonexistent/agent > "$t/mnt/release_agent"
-mkdir "$t/mnt/g"
-echo 1 > "$t/mnt/g/notify_on_release"
-sh -c "echo \$\$ > $t/mnt/g/tasks"
-for i in $(seq 200); do
-	grep -q "release_agent /nonexistent" "$t/console.log" && break
-	sleep 0.05
-done
-umount "$t/mnt"
-' _ "$CG_TMP"
+	bg_failing_agent console.log
 	assert_success
 	assert_output "cgfused: mounted at $CG_TMP/mnt; messages go to /dev/console (nothing listens on /dev/log)"
 	local pid
@@ -138,8 +129,9 @@ umount "$t/mnt"
 	CG_DAEMONS+=("$pid")
 	cg_wait_for -E "$CG_TMP/console.log" "^cgfused\[$pid\]: cgfused stopped: $CG_TMP/mnt was unmounted"
 	cg_wait_gone "$pid"
-	grep -qE "^cgfused\[$pid\]: cgfused [0-9.]+ serving $CG_TMP/mnt: controllers cpu, state none" "$CG_TMP/console.log"
-	grep -qE "^cgfused\[$pid\]: release_agent /nonexistent/agent /g: .*No such file" "$CG_TMP/console.log"
+	grep -qE "^cgfused\[$pid\]: cgfused [0-9.]+ serving $CG_TMP/mnt: controllers cpu:cpuset, state $CG_TMP/s.state" "$CG_TMP/console.log"
+	grep -qE "^cgfused\[$pid\]: release_agent /nonexistent/agent /g[0-9]+: .*No such file.*said once" "$CG_TMP/console.log"
+	grep -qE "^cgfused\[$pid\]: release_agent /nonexistent/agent /g[0-9]+: .*10 times in a row" "$CG_TMP/console.log"
 }
 
 @test "in the foreground (-f) its lines stay on stderr, syslog hears nothing" {
