@@ -317,28 +317,29 @@ cg_units() {
 	assert_output --partial "Failed to parse service type"
 }
 
-# cg_notify_listen: a unix datagram socket at $CG_TMP/notify.sock, as
-# systemd's NOTIFY_SOCKET; each message goes to $CG_TMP/notified as a line,
-# with "served" after it if $MNT/cpu.shares was there when it came.
+# cg_notify_listen ADDRESS: a unix datagram socket at ADDRESS (a path, or
+# @NAME in the abstract namespace), as systemd's NOTIFY_SOCKET; each
+# message goes to $CG_TMP/notified as a line, with "served" after it if
+# $MNT/cpu.shares was there when it came.
 cg_notify_listen() {
 	"$CG_PYTHON" -c '
 import os, socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(sys.argv[1])
+s.bind("\0" + sys.argv[1][1:] if sys.argv[1][0] == "@" else sys.argv[1])
+open(sys.argv[2], "a").close()
 with open(sys.argv[2], "a") as out:
     while True:
         m = s.recv(4096).decode()
         served = os.path.exists(os.path.join(sys.argv[3], "cpu.shares"))
         out.write(m + (" served" if served else " not served") + "\n")
         out.flush()
-' "$CG_TMP/notify.sock" "$CG_TMP/notified" "$MNT" >/dev/null 2>&1 3>&- &
+' "$1" "$CG_TMP/notified" "$MNT" >/dev/null 2>&1 3>&- &
 	CG_HELPERS+=("$!")
-	touch "$CG_TMP/notified"
-	cg_poll_until test -S "$CG_TMP/notify.sock"
+	cg_poll_until test -e "$CG_TMP/notified"	# bound
 }
 
 @test "Type=notify: READY=1 on NOTIFY_SOCKET once the hierarchy is served, STOPPING=1 at the stop" {
-	cg_notify_listen
+	cg_notify_listen "$CG_TMP/notify.sock"
 	NOTIFY_SOCKET=$CG_TMP/notify.sock cg_mount -o state=none
 	cg_poll_until -x "READY=1 served" cat "$CG_TMP/notified"
 	fusermount3 -u "$MNT"
@@ -346,6 +347,13 @@ with open(sys.argv[2], "a") as out:
 	run cat "$CG_TMP/notified"
 	assert_line --index 0 "READY=1 served"
 	assert_line --index 1 --regexp '^STOPPING=1 '
+}
+
+@test "Type=notify: an abstract NOTIFY_SOCKET (@NAME) gets READY=1 too" {
+	local name=@cgfused-test-${CG_TMP##*/}
+	cg_notify_listen "$name"
+	NOTIFY_SOCKET=$name cg_mount -o state=none
+	cg_poll_until -x "READY=1 served" cat "$CG_TMP/notified"
 }
 
 @test "the units' ExecStopPost takes a dead mount away and leaves a live one and a plain directory alone" {
