@@ -319,6 +319,21 @@ exec "$@"'
 	awk -v c="$cpu" 'BEGIN { exit !(c < 5) }'
 }
 
+@test "cgfused-top on a v2 mount: tasks from cgroup.threads, CPU from cpu.stat" {
+	cg_mount -o unified
+	mkdir "$MNT/busy"
+	local b tasks cpu
+	busy b /busy
+	cg_poll_until -x "$b" cat "$MNT/busy/cgroup.threads"
+	rate_start "$b"
+	run "$TOP" --mount "$MNT" -b -n 1
+	rate_end "$b"
+	assert_success
+	read -r _ tasks cpu _ < <(printf '%s\n' "${lines[@]}" | grep '^/busy ')
+	assert_equal "$tasks" 1
+	near "$cpu" "$RATE"
+}
+
 @test "cgfused-top --json: one object per refresh that parses" {
 	cg_mount -o controllers=cpu,cpuacct:cpuset
 	mkdir -p "$MNT/cpu,cpuacct/busy/sub" "$MNT/cpuset/busy/sub"

@@ -90,7 +90,8 @@ static guint walk(int dirfd, const char *path, GHashTable *rows)
 	struct dirent *e;
 	int dupfd;
 
-	if ((text = cg_read_at(dirfd, "tasks"))) {
+	/* v1's tasks, or v2's cgroup.threads. */
+	if ((text = cg_read_at(dirfd, "tasks")) || (text = cg_read_at(dirfd, "cgroup.threads"))) {
 		for (const char *p = text; *p; p++)
 			tasks += *p == '\n';
 		g_free(text);
@@ -103,6 +104,12 @@ static guint walk(int dirfd, const char *path, GHashTable *rows)
 		const char *t = strstr(text, "nr_throttled ");
 
 		r->throttled = t ? g_ascii_strtoull(t + strlen("nr_throttled "), NULL, 10) : 0;
+		/* v2 has no cpuacct.usage: its cpu.stat's first line is the
+		 * same sum, in µs. */
+		if (!r->has_usage && g_str_has_prefix(text, "usage_usec ")) {
+			r->usage = g_ascii_strtoull(text + strlen("usage_usec "), NULL, 10) * 1000;
+			r->has_usage = true;
+		}
 		g_free(text);
 	}
 	if (!r->shares)

@@ -191,8 +191,8 @@ GHashTable *cg_stat_read(int dirfd)
 /* The controllers of the hierarchy at root, as its daemon names them in
  * cgfused.stat (a FUSE mount's options cannot carry them, as a kernel
  * mount's do). A v2 root (it has cgroup.controllers) has the freezer and
- * CPU accounting in its core (cgroup.freeze, cpu.stat's usage_usec): they
- * name it too, as cpuacct and freezer do on v1. */
+ * CPU accounting in its core (cgroup.freeze, cpu.stat's usage_usec):
+ * freezer and cpuacct name it too, so that a v1 command line works. */
 static char **root_controllers(const char *root)
 {
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
