@@ -480,6 +480,8 @@ complete_words() {
 	assert_output 'cpuset:/big/'
 	run complete_words cgfused-top --js
 	assert_output '--json'
+	run complete_words cgfused-top --order=t
+	assert_output '--order=tasks'
 }
 
 @test "bash completion: every controller of a mount, freezer and pids too" {
