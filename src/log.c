@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Where the daemon's messages go: stderr in the foreground (-f, or before
  * it daemonizes), syslog once in the background, where the journal or a
- * syslog daemon picks them up. */
+ * syslog daemon picks them up, or the console when none listens. */
 #include "config.h"
 
 #include "log.h"
 
+#include <paths.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <fuse_log.h>
 
@@ -59,9 +63,26 @@ void log_setup(void)
 	g_log_set_writer_func(writer, NULL, NULL);
 }
 
+bool log_syslog_listens(void)
+{
+	static const int types[] = { SOCK_DGRAM, SOCK_STREAM };	/* as glibc tries */
+	struct sockaddr_un addr = { .sun_family = AF_UNIX, .sun_path = _PATH_LOG };
+	bool listens = false;
+
+	for (size_t i = 0; i < G_N_ELEMENTS(types) && !listens; i++) {
+		int fd = socket(AF_UNIX, types[i] | SOCK_CLOEXEC, 0);
+
+		listens = fd >= 0 && connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0;
+		if (fd >= 0)
+			close(fd);
+	}
+	return listens;
+}
+
 void log_to_syslog(void)
 {
-	openlog("cgfused", LOG_PID, LOG_DAEMON);
+	/* LOG_CONS: a message syslog cannot take goes to /dev/console. */
+	openlog("cgfused", LOG_PID | LOG_CONS, LOG_DAEMON);
 	to_syslog = true;
 	fuse_set_log_func(fuse_to_syslog);
 }

@@ -25,6 +25,7 @@
 #include "fs/fs.h"
 #include "fs/fs_poll.h"
 #include "malloc_setup.h"
+#include "sd_notify.h"
 #include "fs/mountpoint.h"
 #include "state/state.h"
 #include "config/cgrules.h"
@@ -179,6 +180,17 @@ static void usage(const char *prog)
 	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
 	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CONF_DEFAULT_PATH, CGRULES_DEFAULT_PATH,
 	       CG_MAX_DEPTH_DEFAULT, CG_MAX_DESCENDANTS_DEFAULT);
+}
+
+/* libfuse's mount options that cgfused passes on (fuse_lowlevel_help's
+ * list, said as they work here). */
+static void fuse_mount_usage(void)
+{
+	printf("    -o allow_other         let other users in (the modes then decide)\n"
+	       "    -o allow_root          let root in too, when a user mounts\n"
+	       "    -o auto_unmount        unmount when the daemon dies (no dead mount\n"
+	       "                           is left for the next start to take over)\n"
+	       "    The mount is always nosuid,nodev, as a kernel cgroup mount.\n");
 }
 
 /* "cpu,cpuacct:cpuset" -> one bit mask of controllers per hierarchy. */
@@ -398,6 +410,7 @@ int main(int argc, char *argv[])
 	struct fs_poll *poll = NULL;
 	struct cg_state *state = NULL;
 	char *state_path = NULL;
+	char *notify_socket;
 	const char *controllers;
 	struct conf_daemon *config = NULL;
 	GError *err = NULL;
@@ -407,6 +420,7 @@ int main(int argc, char *argv[])
 
 	malloc_setup_exec(argv);
 	log_setup();
+	notify_socket = sd_notify_take();
 	if (fuse_opt_parse(&args, &conf, cgfused_opts, opt_proc) < 0)
 		goto out;
 	if (conf.extra_args) {
@@ -423,17 +437,22 @@ int main(int argc, char *argv[])
 	 * checks every operation it serves all the same. */
 	if (conf.default_permissions && fuse_opt_add_arg(&args, "-odefault_permissions") != 0)
 		goto out;
+	/* Last, so that they win over mount(8)'s "dev,suid" (mount.fuse3 passes
+	 * them on): a cgroup tree has no device nor program. */
+	if (fuse_opt_add_arg(&args, "-onosuid,nodev") != 0)
+		goto out;
 	if (fuse_parse_cmdline(&args, &opts) != 0)
 		goto out;
 	if (opts.show_help) {
 		usage(argv[0]);
 		fuse_cmdline_help();
-		fuse_lowlevel_help();
+		fuse_mount_usage();
 		ret = 0;
 		goto out;
 	}
 	if (opts.show_version) {
 		printf("cgfused version %s\n", PACKAGE_VERSION);
+		fflush(stdout);	/* before the fusermount3 that libfuse runs writes */
 		fuse_lowlevel_version();
 		ret = 0;
 		goto out;
@@ -492,6 +511,11 @@ int main(int argc, char *argv[])
 	if (fuse_session_mount(se, opts.mountpoint) != 0)
 		goto out_signals;
 	cg_core_serving(core);
+	/* The one line of a background start: where to look from now on. */
+	if (!opts.foreground)
+		fprintf(stderr, "cgfused: mounted at %s; messages go to %s\n", opts.mountpoint,
+			log_syslog_listens() ? "syslog (journalctl -t cgfused)"
+					     : "/dev/console (nothing listens on /dev/log)");
 	fuse_daemonize(opts.foreground);
 	if (!opts.foreground)
 		log_to_syslog();	/* stderr is /dev/null from now on */
@@ -508,7 +532,9 @@ int main(int argc, char *argv[])
 	enforce_thread = enforce_thread_start(tracees, freezer, quota, idle);
 	if (state)
 		state_sync_start(state);
+	sd_notify_send(notify_socket, "READY=1");	/* Type=notify: served */
 	loop = run_session(se, &opts);
+	sd_notify_send(notify_socket, "STOPPING=1");
 	conf_daemon_stop(config);	/* no reload, no rule moves a process */
 	alloc_thread_stop(alloc_thread);
 	/* Every frozen or throttled thread runs again, idle ones get their
@@ -552,6 +578,7 @@ out:
 	g_free(conf.mountpoint);
 	g_free(conf.source);
 	g_free(state_path);
+	g_free(notify_socket);
 	free(conf.state);
 	free(conf.config);
 	free(conf.rules);

@@ -32,6 +32,45 @@ teardown() {
 	assert_line --regexp '^cgfused version [0-9]+\.[0-9]+'
 }
 
+@test "--version in a pipe: cgfused's line comes first, before fusermount3's" {
+	# stdout is a pipe, so fully buffered: unflushed, cgfused's line came
+	# after the output of the fusermount3 that libfuse runs.
+	run bash -c '"$CGFUSED" --version | head -1'
+	assert_success
+	assert_output --regexp '^cgfused version [0-9]+\.[0-9]+'
+}
+
+# The "-o NAME" options a text lists.
+o_names() {
+	grep -oE '(^|  |\*)-o [a-z_]+' | awk '{ print $2 }' | sort -u
+}
+
+@test "--help lists the -o options cgfused(8) documents, no more, no fewer" {
+	local help man
+	help=$("$CGFUSED" --help | o_names)
+	man=$(sed -n '/^# OPTIONS/,/^# FILES/p' "$TESTS_SRCDIR/../docs/cgfused.8.scd" | o_names)
+	[[ $help == *allow_other* ]]
+	assert_equal "$help" "$man"
+}
+
+@test "-o auto_unmount: a daemon killed with SIGKILL leaves no dead mount" {
+	cg_mount -o auto_unmount
+	kill -KILL "$CG_PID"
+	cg_poll_until -x gone sh -c 'grep -q " $1 " /proc/mounts && echo mounted || echo gone' sh "$MNT"
+}
+
+@test "a direct start mounts nosuid,nodev, and so does one given dev,suid (mount(8)'s defaults)" {
+	local opts
+	cg_mount
+	opts=$(awk -v m="$MNT" '$2 == m { print $4 }' /proc/mounts)
+	[[ ,$opts, == *,nosuid,* && ,$opts, == *,nodev,* ]] || { echo "$opts"; false; }
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	cg_mount -o dev,suid
+	opts=$(awk -v m="$MNT" '$2 == m { print $4 }' /proc/mounts)
+	[[ ,$opts, == *,nosuid,* && ,$opts, == *,nodev,* ]] || { echo "$opts"; false; }
+}
+
 @test "-o bogus exits non-zero with one line on stderr and mounts nothing" {
 	run --separate-stderr timeout 20 "$CGFUSED" -f -o bogus "$MNT" 3>&-
 	assert_failure
@@ -117,7 +156,9 @@ teardown() {
 @test "without -f it daemonizes: returns 0 with the file system mounted" {
 	run "$CGFUSED" -o "state=$CG_TMP/d.state" "$MNT" 3>&-
 	assert_success
-	assert_output ""
+	# One line: where it is and where its messages go (service.bats: both
+	# cases, a syslog daemon or none).
+	assert_output --regexp "^cgfused: mounted at $MNT; messages go to (syslog \(journalctl -t cgfused\)|/dev/console \(nothing listens on /dev/log\))\$"
 	CG_MOUNTS+=("$MNT")
 	cg_wait_mounted "$MNT"
 	# Its PID, to stop it by PID only: the one process whose command line is

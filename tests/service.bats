@@ -34,19 +34,25 @@ with open(sys.argv[2], "a") as out:
 
 # cg_in_logns SCRIPT [ARGS...]: runs bash SCRIPT in a mount namespace of
 # its own whose /dev holds null, fuse, the random devices and, as /dev/log,
-# the listener's socket: glibc's syslog() writes there and nowhere else.
+# the listener's socket if there is one: glibc's syslog() writes there and
+# nowhere else; and as /dev/console the FIFO $CG_TMP/console if there is
+# one (cg_console_listen), where syslog() writes with LOG_CONS when nothing
+# listens.
 # What the script mounts stays in that namespace (and goes with it).
 cg_in_logns() {
 	local dev=$CG_TMP/dev n
 	mkdir "$dev"
-	for n in null fuse random urandom log; do
+	for n in null fuse random urandom; do
 		touch "$dev/$n"
 	done
+	[ ! -S "$CG_TMP/log.sock" ] || touch "$dev/log"
+	[ ! -p "$CG_TMP/console" ] || touch "$dev/console"
 	unshare -m --propagation private bash -c '
 set -e
 dev=$1; shift
 for n in null fuse random urandom; do mount --bind "/dev/$n" "$dev/$n"; done
-mount --bind "${dev%/dev}/log.sock" "$dev/log"
+[ ! -e "$dev/log" ] || mount --bind "${dev%/dev}/log.sock" "$dev/log"
+[ ! -e "$dev/console" ] || mount --bind "${dev%/dev}/console" "$dev/console"
 ln -s /proc/self/fd "$dev/fd"
 mount --rbind "$dev" /dev
 bash -c "$@"
@@ -55,11 +61,11 @@ bash -c "$@"
 
 # ---- logs --------------------------------------------------------------------
 
-@test "in the background it logs to syslog: a start line, a failing release_agent once then counted, a stop line" {
-	cg_syslog_listen
-	# In the namespace: the daemon in the background (no -f), 10 groups
-	# released to an agent that cannot run, then an unmount, which stops
-	# it. The EXIT trap unmounts whatever happened, so the daemon ends.
+# bg_failing_agent LOG: in cg_in_logns, the daemon in the background (no
+# -f), 10 groups released to an agent that cannot run until $CG_TMP/LOG
+# has the 10th failure, then an unmount, which stops it. The EXIT trap
+# unmounts whatever happened, so the daemon ends.
+bg_failing_agent() {
 	run cg_in_logns '
 set -e
 t=$1
@@ -72,13 +78,19 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 	sh -c "echo \$\$ > $t/mnt/cpu/g$i/tasks"
 done
 for i in $(seq 200); do
-	grep -q "10 times in a row" "$t/syslog" && break
+	grep -q "10 times in a row" "$t/$2" && break
 	sleep 0.05
 done
 umount "$t/mnt"
-' _ "$CG_TMP"
+' _ "$CG_TMP" "$1"
+}
+
+@test "in the background it logs to syslog: a start line, a failing release_agent once then counted, a stop line" {
+	cg_syslog_listen
+	bg_failing_agent syslog
 	assert_success
-	assert_output ""
+	# Its one line on the terminal, before it went to the background.
+	assert_output "cgfused: mounted at $CG_TMP/mnt; messages go to syslog (journalctl -t cgfused)"
 	# The daemon's PID from its lines, for teardown if it did not stop.
 	local pid
 	pid=$(sed -n 's/^<[0-9]*>.* cgfused\[\([0-9]*\)\]: .*/\1/p' "$CG_TMP/syslog" | head -1)
@@ -93,6 +105,33 @@ umount "$t/mnt"
 	assert_line --index 0 --regexp "release_agent /nonexistent/agent /g[0-9]+: .*No such file or directory.* \(said once; repeats are counted\)$"
 	assert_line --index 1 --regexp "release_agent /nonexistent/agent /g[0-9]+: .* \(10 times in a row\)$"
 	grep -qE "^<30>.* cgfused\[$pid\]: cgfused stopped: $CG_TMP/mnt was unmounted$" "$CG_TMP/syslog"
+}
+
+# cg_console_listen: a FIFO at $CG_TMP/console, as a console: each line
+# written to it goes to $CG_TMP/console.log. (A file would not do: glibc
+# opens the console for each message, without O_APPEND.) Its reader holds
+# it open for writing too, so that it sees no end when a writer closes.
+cg_console_listen() {
+	mkfifo "$CG_TMP/console"
+	touch "$CG_TMP/console.log"
+	cat <>"$CG_TMP/console" >"$CG_TMP/console.log" 2>/dev/null 3>&- &
+	CG_HELPERS+=("$!")
+}
+
+@test "in the background with no syslog listening: the start line says so, and its lines reach /dev/console" {
+	cg_console_listen
+	bg_failing_agent console.log
+	assert_success
+	assert_output "cgfused: mounted at $CG_TMP/mnt; messages go to /dev/console (nothing listens on /dev/log)"
+	local pid
+	pid=$(sed -n 's/^cgfused\[\([0-9]*\)\]: .*/\1/p' "$CG_TMP/console.log" | head -1)
+	[[ $pid =~ ^[0-9]+$ ]]
+	CG_DAEMONS+=("$pid")
+	cg_wait_for -E "$CG_TMP/console.log" "^cgfused\[$pid\]: cgfused stopped: $CG_TMP/mnt was unmounted"
+	cg_wait_gone "$pid"
+	grep -qE "^cgfused\[$pid\]: cgfused [0-9.]+ serving $CG_TMP/mnt: controllers cpu:cpuset, state $CG_TMP/s.state" "$CG_TMP/console.log"
+	grep -qE "^cgfused\[$pid\]: release_agent /nonexistent/agent /g[0-9]+: .*No such file.*said once" "$CG_TMP/console.log"
+	grep -qE "^cgfused\[$pid\]: release_agent /nonexistent/agent /g[0-9]+: .*10 times in a row" "$CG_TMP/console.log"
 }
 
 @test "in the foreground (-f) its lines stay on stderr, syslog hears nothing" {
@@ -204,24 +243,32 @@ gone() {
 	done
 	return 1
 }
-mount -t fuse.cgfused cgfused "$t/mnt" -o "state=$t/s.state,controllers=cpu:cpuset"
+mount -t fuse.cgfused cgfused "$t/mnt" -o "state=$t/s.state,controllers=cpu:cpuset" 2>"$t/said"
 grep " $t/mnt fuse.cgfused " /proc/mounts | cut -d" " -f1,3
+# mount(8) passes dev,suid: the mount is nosuid,nodev all the same.
+grep " $t/mnt fuse.cgfused " /proc/mounts | cut -d" " -f4 | tr , "\n" | grep -E "^no(suid|dev)$"
 ls "$t/mnt"
 mkdir "$t/mnt/cpu/kept"
 umount "$t/mnt"
 gone
-mount -T "$t/fstab" "$t/mnt"
+mount -T "$t/fstab" "$t/mnt" 2>>"$t/said"
 ls "$t/mnt/cpu/kept/cpu.shares"
 umount "$t/mnt"
 gone
 grep -c " $t/mnt " /proc/mounts || true
+# The daemon, in the background, said where it is, once each time.
+cut -d";" -f1 "$t/said"
 ' _ "$CG_TMP"
 	assert_success
 	assert_output "cgfused fuse.cgfused
+nosuid
+nodev
 cpu
 cpuset
 $MNT/cpu/kept/cpu.shares
-0"
+0
+cgfused: mounted at $MNT
+cgfused: mounted at $MNT"
 }
 
 @test "the source and mount point of mount.fuse3's command line: a third argument is refused in one line" {
@@ -245,7 +292,7 @@ cg_units() {
 	mkdir "$CG_TMP/units"
 	for u in cgfused.service cgfused@.service; do
 		sed "s|^ExecStart=/[^ ]*/cgfused |ExecStart=$CGFUSED |" "$CGFUSED_UNITS/$u" >"$CG_TMP/units/$u"
-		grep -q "^ExecStart=$CGFUSED \$CGFUSED_OPTIONS " "$CG_TMP/units/$u"
+		grep -q "^ExecStart=$CGFUSED -f \$CGFUSED_OPTIONS " "$CG_TMP/units/$u"
 	done
 }
 
@@ -258,13 +305,55 @@ cg_units() {
 	grep -qx 'ExecStart=.* \$CGFUSED_OPTIONS /run/cgfused/cg' cgfused.service
 	grep -qx 'ExecStart=.* \$CGFUSED_OPTIONS %f' cgfused@.service
 	for u in cgfused.service cgfused@.service; do
-		grep -qx Type=forking "$u"
+		grep -qx Type=notify "$u"
 		grep -qx Restart=on-failure "$u"
+		grep -qx OOMScoreAdjust=-1000 "$u"
 		grep -qx StateDirectory=cgfused "$u"
+		# Neither v1 nor v2: -o unified in CGFUSED_OPTIONS makes it v2.
+		grep -qx 'Description=cgroup hierarchy served by cgfused on .*' "$u"
 	done
-	sed 's/^Type=forking/Type=forked/' cgfused@.service >broken@.service
+	sed 's/^Type=notify/Type=notified/' cgfused@.service >broken@.service
 	run systemd-analyze verify --man=no ./broken@x.service
 	assert_output --partial "Failed to parse service type"
+}
+
+# cg_notify_listen ADDRESS: a unix datagram socket at ADDRESS (a path, or
+# @NAME in the abstract namespace), as systemd's NOTIFY_SOCKET; each
+# message goes to $CG_TMP/notified as a line, with "served" after it if
+# $MNT/cpu.shares was there when it came.
+cg_notify_listen() {
+	"$CG_PYTHON" -c '
+import os, socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind("\0" + sys.argv[1][1:] if sys.argv[1][0] == "@" else sys.argv[1])
+open(sys.argv[2], "a").close()
+with open(sys.argv[2], "a") as out:
+    while True:
+        m = s.recv(4096).decode()
+        served = os.path.exists(os.path.join(sys.argv[3], "cpu.shares"))
+        out.write(m + (" served" if served else " not served") + "\n")
+        out.flush()
+' "$1" "$CG_TMP/notified" "$MNT" >/dev/null 2>&1 3>&- &
+	CG_HELPERS+=("$!")
+	cg_poll_until test -e "$CG_TMP/notified"	# bound
+}
+
+@test "Type=notify: READY=1 on NOTIFY_SOCKET once the hierarchy is served, STOPPING=1 at the stop" {
+	cg_notify_listen "$CG_TMP/notify.sock"
+	NOTIFY_SOCKET=$CG_TMP/notify.sock cg_mount -o state=none
+	cg_poll_until -x "READY=1 served" cat "$CG_TMP/notified"
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	run cat "$CG_TMP/notified"
+	assert_line --index 0 "READY=1 served"
+	assert_line --index 1 --regexp '^STOPPING=1 '
+}
+
+@test "Type=notify: an abstract NOTIFY_SOCKET (@NAME) gets READY=1 too" {
+	local name=@cgfused-test-${CG_TMP##*/}
+	cg_notify_listen "$name"
+	NOTIFY_SOCKET=$name cg_mount -o state=none
+	cg_poll_until -x "READY=1 served" cat "$CG_TMP/notified"
 }
 
 @test "the units' ExecStopPost takes a dead mount away and leaves a live one and a plain directory alone" {
@@ -289,6 +378,20 @@ cg_units() {
 	assert_failure
 	eval "$line"
 	refute cg_is_mounted "$MNT"
+}
+
+# ---- the examples make install puts in share/doc/cgfused/examples -----------
+
+@test "the example cgfused.conf and cgfused.rules are accepted, and make their groups" {
+	local d=$TESTS_SRCDIR/../contrib/examples
+	# As /etc would hold them: root's, not writable by others.
+	install -m 644 "$d/cgfused.conf" "$d/cgfused.rules" "$CG_TMP/"
+	cg_mount -o "config=$CG_TMP/cgfused.conf,rules=$CG_TMP/cgfused.rules"
+	assert_equal "$(cat "$MNT/build/cpu.shares")" 2048
+	assert_equal "$(cat "$MNT/batch/cpu.shares" "$MNT/batch/cpu.cfs_quota_us")" $'128\n50000'
+	# Every rule's destination exists: no line about a missing one.
+	run grep -i 'rule' "$CG_TMP/cgfused.log"
+	assert_output ""
 }
 
 # ---- state files of temporary mounts ----------------------------------------

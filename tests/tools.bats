@@ -105,6 +105,71 @@ has() {
 	assert_equal "$(cat "$MNT/cpu,cpuacct/a/tasks")" ""
 }
 
+# placed SPEC DIR... [-- DIR...]: cgfused-exec -g SPEC:/g runs a shell
+# that is then in the cgroup.procs of each DIR before "--", in none after.
+placed() {
+	local spec=$1 d i=0 in=1 dirs=()
+	shift
+	for d; do
+		[[ $d == -- ]] || dirs+=("$d")
+	done
+	# "x": bats leaves empty lines out of $lines.
+	run "$EXEC" --mount "$MNT" -g "$spec:/g" sh -c \
+		'echo $$; for d; do echo x $(cat "$d/cgroup.procs"); done' sh "${dirs[@]}"
+	assert_success
+	for d; do
+		if [[ $d == -- ]]; then
+			in=0
+			continue
+		fi
+		i=$((i + 1))
+		if ((in)); then
+			has "${lines[0]}" "${lines[i]}"
+		elif has "${lines[0]}" "${lines[i]}" 2>/dev/null; then
+			echo "-g $spec:/g: ${lines[0]} is in $d too" >&2
+			return 1
+		fi
+	done
+}
+
+@test "cgfused-exec names every controller: freezer and pids too, each hierarchy apart, and '*'" {
+	# The default mount: one hierarchy, whose root has no freezer file.
+	cg_mount -o state=none
+	mkdir "$MNT/g"
+	placed freezer "$MNT/g"
+	placed cpu,freezer "$MNT/g"
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	# Every controller in its own hierarchy of one daemon: neither freezer's
+	# nor pids' root has a file of theirs, as the kernel's do not.
+	cg_mount -o state=none,controllers=cpu:cpuacct:cpuset:freezer:pids
+	local c o others
+	for c in cpu cpuacct cpuset freezer pids; do
+		mkdir "$MNT/$c/g"
+	done
+	for c in cpu cpuacct cpuset freezer pids; do
+		others=()
+		for o in cpu cpuacct cpuset freezer pids; do
+			[[ $o == "$c" ]] || others+=("$MNT/$o/g")
+		done
+		placed "$c" "$MNT/$c/g" -- "${others[@]}"
+	done
+	placed '*' "$MNT"/{cpu,cpuacct,cpuset,freezer,pids}/g
+	placed freezer,pids "$MNT"/{freezer,pids}/g -- "$MNT"/{cpu,cpuacct,cpuset}/g
+}
+
+@test "cgfused-exec on a v2 mount (-o unified): every controller names its one hierarchy" {
+	cg_mount -o unified
+	mkdir "$MNT/g"
+	local c
+	for c in cpu cpuacct cpuset freezer pids '*' cpu,pids; do
+		placed "$c" "$MNT/g"
+	done
+	run "$EXEC" --mount "$MNT" -g memory:/g true
+	assert_equal "$status" 125
+	assert_output "cgfused-exec: $MNT has no hierarchy with the memory controller"
+}
+
 @test "cgfused-exec finds the mount from /proc/self/mountinfo" {
 	cg_mount
 	mkdir "$MNT/found" "$CG_TMP/other"
@@ -254,6 +319,21 @@ exec "$@"'
 	awk -v c="$cpu" 'BEGIN { exit !(c < 5) }'
 }
 
+@test "cgfused-top on a v2 mount: tasks from cgroup.threads, CPU from cpu.stat" {
+	cg_mount -o unified
+	mkdir "$MNT/busy"
+	local b tasks cpu
+	busy b /busy
+	cg_poll_until -x "$b" cat "$MNT/busy/cgroup.threads"
+	rate_start "$b"
+	run "$TOP" --mount "$MNT" -b -n 1
+	rate_end "$b"
+	assert_success
+	read -r _ tasks cpu _ < <(printf '%s\n' "${lines[@]}" | grep '^/busy ')
+	assert_equal "$tasks" 1
+	near "$cpu" "$RATE"
+}
+
 @test "cgfused-top --json: one object per refresh that parses" {
 	cg_mount -o controllers=cpu,cpuacct:cpuset
 	mkdir -p "$MNT/cpu,cpuacct/busy/sub" "$MNT/cpuset/busy/sub"
@@ -282,8 +362,72 @@ for line in sys.stdin:
     got, want = sub["cpu_percent"], float(sys.argv[2])
     assert got > 1 and want / 3 <= got <= want * 3 + 5, ("cgfused-top said", got, "the process used", want)
     assert busy["cpu_percent"] >= sub["cpu_percent"] - 1, (busy, sub)
-    assert sub["cpu_shares"] == "1024" and sub["cpuset_cpus"] == groups["/"]["cpuset_cpus"]
+    # Numbers as numbers, a CPU list as a string.
+    assert sub["cpu_shares"] == 1024 and type(sub["cpu_shares"]) is int, sub
+    assert sub["cpuset_cpus"] == groups["/"]["cpuset_cpus"] and type(sub["cpuset_cpus"]) is str
+    assert type(top["daemon"]["tracked_tasks"]) is int and type(top["daemon"]["controllers"]) is str
 ' "$MNT" "$RATE"
+}
+
+# three_groups: /a with two sleepers, /b empty, /c with a spinning shell:
+# by CPU / /c /a /b, by tasks / /a /c /b, by path / /a /b /c.
+three_groups() {
+	mkdir "$MNT/a" "$MNT/b" "$MNT/c"
+	local s1 s2 b
+	cg_sleeper s1
+	cg_sleeper s2
+	echo "$s1" >"$MNT/a/cgroup.procs"
+	echo "$s2" >"$MNT/a/cgroup.procs"
+	busy b /c
+	cg_poll_until -x "$b" cat "$MNT/c/tasks"
+}
+
+# paths: the groups of cgfused-top's last screen in $1 (or stdin), in order.
+paths() {
+	awk '/\033\[H/ { n = 0 } /^Group / { t = 1; n = 0; delete p; next }
+		t && /^\// { p[++n] = $1 } END { for (i = 1; i <= n; i++) printf "%s ", p[i] }' "$@"
+}
+
+@test "cgfused-top --order (-c, -t, -p): by CPU, tasks, path, as systemd-cgtop" {
+	cg_mount
+	three_groups
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3
+	assert_equal "$(paths <<<"$output")" "/ /c /a /b "
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 --order=tasks
+	assert_equal "$(paths <<<"$output")" "/ /a /c /b "
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 -p
+	assert_equal "$(paths <<<"$output")" "/ /a /b /c "
+	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 -t
+	assert_equal "$(paths <<<"$output")" "/ /a /c /b "
+	run "$TOP" --mount "$MNT" -b -n 1 --order=memory
+	assert_equal "$status" 2
+	assert_output --partial "cgfused-top: --order=memory: expected cpu, tasks or path"
+}
+
+@test "cgfused-top on a terminal: keys p, t, c order the screen again at once; q quits" {
+	cg_mount
+	three_groups
+	# script(1) gives it a terminal; its keys come through a FIFO kept
+	# open here, written once the screen they change is there.
+	mkfifo "$CG_TMP/keys"
+	exec 5<>"$CG_TMP/keys"
+	script -qfec "stty rows 30 cols 100; '$TOP' --mount '$MNT' -d 0.5" /dev/null \
+		<"$CG_TMP/keys" >"$CG_TMP/screen" 2>&1 3>&- &
+	local pid=$!
+	CG_HELPERS+=("$pid")
+	cg_poll_until -x "/ /c /a /b " paths "$CG_TMP/screen"
+	# Each key redraws the last refresh (its 0.5 s delay: a redraw
+	# within it shows the new order; the next refresh keeps it).
+	printf p >&5
+	cg_poll_until -x "/ /a /b /c " paths "$CG_TMP/screen"
+	printf t >&5
+	cg_poll_until -x "/ /a /c /b " paths "$CG_TMP/screen"
+	printf c >&5
+	cg_poll_until -x "/ /c /a /b " paths "$CG_TMP/screen"
+	printf q >&5
+	cg_wait_gone "$pid"
+	wait "$pid"
+	exec 5>&-
 }
 
 @test "cgfused-top: bad options, and the mount must be cgfused" {
@@ -307,20 +451,27 @@ for line in sys.stdin:
 	done
 }
 
+# complete_words WORD...: what contrib/bash-completion completes the last
+# WORD to, one per line, for the command WORD[0].
+complete_words() {
+	# shellcheck source=/dev/null
+	source "$TESTS_SRCDIR/../contrib/bash-completion/cgfused"
+	COMP_WORDS=("$@")
+	COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+	COMPREPLY=()
+	if [[ ${1##*/} == cgfused ]]; then
+		_cgfused "$1"
+	else
+		_cgfused_tool "$1"
+	fi
+	printf '%s\n' "${COMPREPLY[@]}"
+}
+
 @test "bash completion: -g offers the mount's controllers, then its groups" {
 	cg_mount -o controllers=cpu,cpuacct:cpuset
 	mkdir -p "$MNT/cpu,cpuacct/build/deep" "$MNT/cpuset/big"
-	complete_words() {
-		# shellcheck source=/dev/null
-		source "$TESTS_SRCDIR/../contrib/bash-completion/cgfused"
-		COMP_WORDS=("$@")
-		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
-		COMPREPLY=()
-		_cgfused_tool "$1"
-		printf '%s\n' "${COMPREPLY[@]}"
-	}
 	run complete_words cgfused-exec --mount "$MNT" -g ''
-	assert_output "$(printf '%s\n' '*:' 'cpu,cpuacct:' 'cpuset:')"
+	assert_output "$(printf '%s\n' '*:' 'cpu,cpuacct:' 'cpu:' 'cpuacct:' 'cpuset:')"
 	run complete_words cgfused-exec --mount "$MNT" -g 'cpu:/'
 	assert_output 'cpu:/build/'
 	run complete_words cgfused-classify --mount "$MNT" -g 'cpu:/build/'
@@ -329,6 +480,38 @@ for line in sys.stdin:
 	assert_output 'cpuset:/big/'
 	run complete_words cgfused-top --js
 	assert_output '--json'
+	run complete_words cgfused-top --order=t
+	assert_output '--order=tasks'
+}
+
+@test "bash completion: every controller of a mount, freezer and pids too" {
+	cg_mount -o controllers=cpu,cpuacct,cpuset,freezer:pids
+	# The hierarchy's directory, named as the daemon lists its controllers.
+	mkdir "$MNT/cpuset,cpu,cpuacct,freezer/f" "$MNT/pids/p"
+	run complete_words cgfused-exec --mount "$MNT" -g ''
+	assert_output "$(printf '%s\n' '*:' 'cpuset,cpu,cpuacct,freezer:' cpuset: cpu: cpuacct: freezer: pids:)"
+	run complete_words cgfused-exec --mount "$MNT" -g 'freezer:/'
+	assert_output 'freezer:/f/'
+	run complete_words cgfused-exec --mount "$MNT" -g 'pids:/'
+	assert_output 'pids:/p/'
+}
+
+@test "bash completion of cgfused: options, -o's names and values, mount points" {
+	mkdir "$CG_TMP/mnt2" "$CG_TMP/state-file"
+	run complete_words cgfused --v
+	assert_output '--version'
+	run complete_words "$CGFUSED" -o cl
+	assert_output "$(printf '%s\n' clone_children clone_fd)"
+	run complete_words "$CGFUSED" -o state=none,auto
+	assert_output 'state=none,auto_unmount'
+	run complete_words "$CGFUSED" -o controllers=cpu,cpuacct:cpus
+	assert_output 'controllers=cpu,cpuacct:cpuset'
+	run complete_words "$CGFUSED" -o controllers=f
+	assert_output 'controllers=freezer'
+	run complete_words "$CGFUSED" -o "state=$CG_TMP/state-f"
+	assert_output "state=$CG_TMP/state-file"
+	run complete_words "$CGFUSED" -f "$CG_TMP/mn"
+	assert_output "$(printf '%s\n' "$CG_TMP/mnt" "$CG_TMP/mnt2")"
 }
 
 @test "cgfused-top on a terminal: cleared, and cut to the terminal's size" {

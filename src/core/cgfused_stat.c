@@ -26,6 +26,24 @@ static void lock_show(struct cg_lock *l, GString *out)
 			       f.read_waits_over_1ms);
 }
 
+/* The hierarchy's controllers, as -o controllers= names them: the tools
+ * find them here, as libcgroup's in a kernel mount's options, which a
+ * FUSE mount cannot carry. */
+static void controllers_show(const struct cg_root *root, GString *out)
+{
+	const struct cg_core *core = root->core;
+	const char *sep = "";
+
+	g_string_append(out, "controllers ");
+	for (unsigned i = 0; i < core->nr_subsys; i++) {
+		if (root->subsys_mask & (1u << i)) {
+			g_string_append_printf(out, "%s%s", sep, core->subsys[i]->name);
+			sep = ",";
+		}
+	}
+	g_string_append_c(out, '\n');
+}
+
 /* What cgfused itself is doing: not a kernel file. */
 static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString *out)
 {
@@ -42,6 +60,7 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 			       tidmap_size(&core->tasks), g_hash_table_size(core->css_sets),
 			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
 	lock_show(&core->lock, out);
+	controllers_show(css->cgroup->root, out);
 	cg_notify(core, stat, out);	/* the allocator's figures, read only */
 	return 0;
 }

@@ -2,7 +2,7 @@
 /* cgfused-top: the groups of a cgfused mount by CPU use, as systemd-cgtop
  * shows the kernel's.
  *
- *   cgfused-top [--mount DIR] [-b] [-n N] [-d SECONDS] [--json]
+ *   cgfused-top [--mount DIR] [-b] [-n N] [-d SECONDS] [--order=cpu|tasks|path] [--json]
  *
  * Each refresh reads every group's cpuacct.usage, tasks, cpu.shares,
  * cpu.stat and cpuset.cpus; CPU % is the usage's growth since the last
@@ -12,10 +12,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "tools/cgmount.h"
@@ -56,31 +59,9 @@ static void sample_free(struct sample *s)
 	g_free(s);
 }
 
-/* A file of a group, whole, without following a link; NULL if it cannot
- * be read. */
-static char *read_at(int dirfd, const char *name)
-{
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	GString *text;
-	char buf[8192];
-	ssize_t n;
-
-	if (fd < 0)
-		return NULL;
-	text = g_string_new(NULL);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		g_string_append_len(text, buf, n);
-	close(fd);
-	if (n < 0) {
-		g_string_free(text, TRUE);
-		return NULL;
-	}
-	return g_string_free(text, FALSE);
-}
-
 static char *read_line_at(int dirfd, const char *name)
 {
-	char *text = read_at(dirfd, name);
+	char *text = cg_read_at(dirfd, name);
 
 	return text ? g_strchomp(text) : NULL;
 }
@@ -109,7 +90,8 @@ static guint walk(int dirfd, const char *path, GHashTable *rows)
 	struct dirent *e;
 	int dupfd;
 
-	if ((text = read_at(dirfd, "tasks"))) {
+	/* v1's tasks, or v2's cgroup.threads. */
+	if ((text = cg_read_at(dirfd, "tasks")) || (text = cg_read_at(dirfd, "cgroup.threads"))) {
 		for (const char *p = text; *p; p++)
 			tasks += *p == '\n';
 		g_free(text);
@@ -118,10 +100,16 @@ static guint walk(int dirfd, const char *path, GHashTable *rows)
 		r->has_usage = g_ascii_string_to_unsigned(text, 10, 0, G_MAXUINT64, &r->usage, NULL);
 		g_free(text);
 	}
-	if ((text = read_at(dirfd, "cpu.stat"))) {
+	if ((text = cg_read_at(dirfd, "cpu.stat"))) {
 		const char *t = strstr(text, "nr_throttled ");
 
 		r->throttled = t ? g_ascii_strtoull(t + strlen("nr_throttled "), NULL, 10) : 0;
+		/* v2 has no cpuacct.usage: its cpu.stat's first line is the
+		 * same sum, in µs. */
+		if (!r->has_usage && g_str_has_prefix(text, "usage_usec ")) {
+			r->usage = g_ascii_strtoull(text + strlen("usage_usec "), NULL, 10) * 1000;
+			r->has_usage = true;
+		}
 		g_free(text);
 	}
 	if (!r->shares)
@@ -163,20 +151,10 @@ out:
 
 static GHashTable *daemon_stat(const struct cg_mount *m)
 {
-	GHashTable *kv = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	const struct cg_hier *h = m->hiers->pdata[0];
 	int fd = open(h->root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	char *text = fd >= 0 ? read_at(fd, "cgfused.stat") : NULL;
-	char **lines = g_strsplit(text ? text : "", "\n", -1);
+	GHashTable *kv = cg_stat_read(fd);
 
-	for (char **l = lines; *l; l++) {
-		char *sp = strchr(*l, ' ');
-
-		if (sp)
-			g_hash_table_insert(kv, g_strndup(*l, sp - *l), g_strdup(sp + 1));
-	}
-	g_strfreev(lines);
-	g_free(text);
 	if (fd >= 0)
 		close(fd);
 	return kv;
@@ -231,16 +209,47 @@ static void sample_rates(struct sample *now, const struct sample *before)
 	}
 }
 
+/* The orders of systemd-cgtop's keys: CPU and tasks the most first, then
+ * by path. */
+static int by_path(const void *a, const void *b)
+{
+	return strcmp((*(struct row *const *)a)->path, (*(struct row *const *)b)->path);
+}
+
 static int by_cpu(const void *a, const void *b)
 {
 	const struct row *x = *(struct row *const *)a, *y = *(struct row *const *)b;
 
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? 1 : -1;
-	return strcmp(x->path, y->path);
+	return by_path(a, b);
 }
 
-static GPtrArray *sorted_rows(const struct sample *s)
+static int by_tasks(const void *a, const void *b)
+{
+	const struct row *x = *(struct row *const *)a, *y = *(struct row *const *)b;
+
+	if (x->tasks != y->tasks)
+		return x->tasks < y->tasks ? 1 : -1;
+	return by_path(a, b);
+}
+
+/* The order a key or --order names ('c', 't', 'p'), or NULL. */
+static GCompareFunc order_of(int key)
+{
+	switch (key) {
+	case 'c':
+		return by_cpu;
+	case 't':
+		return by_tasks;
+	case 'p':
+		return by_path;
+	default:
+		return NULL;
+	}
+}
+
+static GPtrArray *sorted_rows(const struct sample *s, GCompareFunc order)
 {
 	GPtrArray *rows = g_ptr_array_new();
 	GHashTableIter it;
@@ -250,7 +259,7 @@ static GPtrArray *sorted_rows(const struct sample *s)
 	while (g_hash_table_iter_next(&it, NULL, &r))
 		g_ptr_array_add(rows, r);
 
-	g_ptr_array_sort(rows, by_cpu);
+	g_ptr_array_sort(rows, order);
 	return rows;
 }
 
@@ -337,11 +346,7 @@ static void print_json(GString *out, const struct cg_mount *m, const struct samp
 		first = false;
 		json_string(out, key);
 		g_string_append_c(out, ':');
-		/* Numbers stay numbers; anything else is a string. */
-		if (g_regex_match_simple("^-?[0-9]+(\\.[0-9]+)?$", value, 0, 0))
-			g_string_append(out, value);
-		else
-			json_string(out, value);
+		json_value(out, value);
 	}
 	g_string_append(out, "},\"groups\":[");
 	for (guint i = 0; i < rows->len; i++) {
@@ -358,7 +363,7 @@ static void print_json(GString *out, const struct cg_mount *m, const struct samp
 			g_string_append_printf(out, ",\"cpuacct_usage_ns\":%" G_GUINT64_FORMAT, r->usage);
 		if (r->shares) {
 			g_string_append(out, ",\"cpu_shares\":");
-			json_string(out, r->shares);
+			json_value(out, r->shares);
 		}
 		g_string_append_printf(out, ",\"nr_throttled\":%" G_GUINT64_FORMAT, r->throttled);
 		if (r->cpus) {
@@ -402,16 +407,102 @@ static void fit_screen(GString *text)
 static void usage(FILE *to)
 {
 	fprintf(to,
-		"Usage: cgfused-top [--mount DIR] [-b] [-n N] [-d SECONDS] [--json]\n"
+		"Usage: cgfused-top [--mount DIR] [-b] [-n N] [-d SECONDS] [--order=cpu|tasks|path] [--json]\n"
 		"Show the groups of a cgfused mount by CPU use, refreshing.\n\n"
 		"  -m, --mount DIR        the cgfused mount (default: the only one)\n"
 		"  -b, --batch            print each refresh after the last, no screen clearing\n"
 		"  -n, --iterations N     stop after N refreshes (default: never)\n"
 		"  -d, --delay SECONDS    time between refreshes (default 1)\n"
+		"  -c, -t, -p, --order=cpu|tasks|path\n"
+		"                         order by CPU use (default), tasks or path\n"
 		"  -j, --json             one JSON object a line per refresh (implies -b)\n"
 		"  -h, --help             show this help\n\n"
+		"Keys, on a terminal: q quits; c, t, p order by CPU, tasks, path.\n"
 		"The first refresh comes after one delay: CPU %% needs two readings.\n"
 		"See cgfused-top(1).\n");
+}
+
+/* The terminal's keys (q, c, t, p): read one at a time, unechoed, until
+ * tty_restore. Ctrl-C and SIGTERM end the loop (stop) rather than the
+ * process, so that the terminal is given back as it was. */
+static struct termios tty_saved;
+static bool tty_raw;
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void tty_keys(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };	/* no SA_RESTART: poll returns */
+	struct termios raw;
+
+	if (tcgetattr(STDIN_FILENO, &tty_saved) != 0)
+		return;
+	raw = tty_saved;
+	raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+	raw.c_cc[VMIN] = 1;
+	raw.c_cc[VTIME] = 0;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	tty_raw = tcsetattr(STDIN_FILENO, TCSANOW, &raw) == 0;
+}
+
+static void tty_restore(void)
+{
+	if (tty_raw)
+		tcsetattr(STDIN_FILENO, TCSANOW, &tty_saved);
+}
+
+/* Waits until the monotonic time deadline (µs) for a key: the key, 0 at
+ * the deadline, -1 to stop (a signal, or the end of the terminal). */
+static int wait_key(gint64 deadline)
+{
+	for (;;) {
+		gint64 left = deadline - g_get_monotonic_time();
+		struct pollfd pfd = { .fd = STDIN_FILENO, .events = POLLIN };
+		unsigned char key;
+		int n;
+
+		if (stop)
+			return -1;
+		if (left <= 0)
+			return 0;
+		if (!tty_raw) {
+			g_usleep((gulong)MIN(left, 100000));	/* signals still stop it */
+			continue;
+		}
+		n = poll(&pfd, 1, (int)MIN((left + 999) / 1000, 1000));
+		if (n < 0 || !(pfd.revents & (POLLIN | POLLHUP)))
+			continue;	/* EINTR: stop is checked above */
+		if (read(STDIN_FILENO, &key, 1) != 1)
+			return -1;
+		return key;
+	}
+}
+
+/* One screen of s (its rates from the sample before it). */
+static void show(GString *out, const struct cg_mount *m, const struct sample *s,
+		 GCompareFunc order, bool json, bool batch, bool first, double interval)
+{
+	GPtrArray *rows = sorted_rows(s, order);
+
+	if (json) {
+		print_json(out, m, s, rows, interval);
+	} else {
+		if (batch && !first)
+			g_string_append_c(out, '\n');
+		print_daemon(out, m, s);
+		print_table(out, rows);
+		if (!batch) {
+			fit_screen(out);
+			g_string_prepend(out, "\033[H\033[2J");
+		}
+	}
+	g_ptr_array_unref(rows);
 }
 
 int main(int argc, char **argv)
@@ -421,6 +512,7 @@ int main(int argc, char **argv)
 		{ "batch", no_argument, NULL, 'b' },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "delay", required_argument, NULL, 'd' },
+		{ "order", required_argument, NULL, 'o' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
@@ -429,13 +521,14 @@ int main(int argc, char **argv)
 	bool batch = false, json = false;
 	guint64 iterations = 0;	/* 0: until interrupted */
 	double delay = 1.0;
+	GCompareFunc order = by_cpu;
 	struct cg_mount *m;
 	struct sample *before;
 	char *end;
 	int c;
 
 	g_set_prgname("cgfused-top");
-	while ((c = getopt_long(argc, argv, "m:bn:d:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "m:bn:d:ctpjh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'm':
 			mount_dir = optarg;
@@ -456,6 +549,18 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'c':
+		case 't':
+		case 'p':
+			order = order_of(c);
+			break;
+		case 'o':
+			if (strcmp(optarg, "cpu") && strcmp(optarg, "tasks") && strcmp(optarg, "path")) {
+				cg_tool_error("--order=%s: expected cpu, tasks or path", optarg);
+				return 2;
+			}
+			order = order_of(optarg[0]);
+			break;
 		case 'j':
 			json = batch = true;
 			break;
@@ -474,37 +579,40 @@ int main(int argc, char **argv)
 	}
 	if (!(m = cg_mount_find(mount_dir, NULL)))
 		return 1;
+	if (!batch && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))
+		tty_keys();
 	before = sample_take(m);
-	for (guint64 i = 0; !iterations || i < iterations; i++) {
+	for (guint64 i = 0; !iterations || i < iterations;) {
 		struct sample *now;
-		GPtrArray *rows;
 		GString *out = g_string_new(NULL);
+		int key = wait_key(before->when + (gint64)(delay * G_USEC_PER_SEC));
 
-		g_usleep((gulong)(delay * G_USEC_PER_SEC));
-		now = sample_take(m);
-		sample_rates(now, before);
-		rows = sorted_rows(now);
-		if (json) {
-			print_json(out, m, now, rows, (now->when - before->when) / 1e6);
-		} else {
-			if (batch && i)
-				g_string_append_c(out, '\n');
-			print_daemon(out, m, now);
-			print_table(out, rows);
-			if (!batch) {
-				fit_screen(out);
-				g_string_prepend(out, "\033[H\033[2J");
-			}
+		if (key < 0 || key == 'q') {
+			g_string_free(out, TRUE);
+			break;
 		}
-		g_ptr_array_unref(rows);
-		sample_free(before);
-		before = now;
+		if (key > 0) {
+			/* A new order shows the last refresh again at once. */
+			if (order_of(key)) {
+				order = order_of(key);
+				if (i > 0)
+					show(out, m, before, order, json, batch, false, 0);
+			}
+		} else {
+			now = sample_take(m);
+			sample_rates(now, before);
+			show(out, m, now, order, json, batch, i == 0, (now->when - before->when) / 1e6);
+			sample_free(before);
+			before = now;
+			i++;
+		}
 		if (fwrite(out->str, 1, out->len, stdout) != out->len || fflush(stdout) != 0) {
 			g_string_free(out, TRUE);
 			break;	/* a closed pipe (head -n): nothing more to say */
 		}
 		g_string_free(out, TRUE);
 	}
+	tty_restore();
 	sample_free(before);
 	cg_mount_free(m);
 	return 0;

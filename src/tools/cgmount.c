@@ -151,30 +151,68 @@ static bool is_type(int dirfd, const char *name, mode_t type)
 	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && (st.st_mode & S_IFMT) == type;
 }
 
-/* The controllers whose files a hierarchy's root has ("cpu.shares" ->
- * cpu); cgroup.* and cgfused.* belong to none. */
+char *cg_read_at(int dirfd, const char *name)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	GString *text;
+	char buf[8192];
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	text = g_string_new(NULL);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		g_string_append_len(text, buf, n);
+	close(fd);
+	if (n < 0) {
+		g_string_free(text, TRUE);
+		return NULL;
+	}
+	return g_string_free(text, FALSE);
+}
+
+GHashTable *cg_stat_read(int dirfd)
+{
+	GHashTable *kv = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
+	char *text = dirfd >= 0 ? cg_read_at(dirfd, "cgfused.stat") : NULL;
+	char **lines = g_strsplit(text ? text : "", "\n", -1);
+
+	for (char **l = lines; *l; l++) {
+		char *sp = strchr(*l, ' ');
+
+		if (sp)
+			g_hash_table_insert(kv, g_strndup(*l, sp - *l), g_strdup(sp + 1));
+	}
+	g_strfreev(lines);
+	g_free(text);
+	return kv;
+}
+
+/* The controllers of the hierarchy at root, as its daemon names them in
+ * cgfused.stat (a FUSE mount's options cannot carry them, as a kernel
+ * mount's do). A v2 root (it has cgroup.controllers) has the freezer and
+ * CPU accounting in its core (cgroup.freeze, cpu.stat's usage_usec):
+ * freezer and cpuacct name it too, so that a v1 command line works. */
 static char **root_controllers(const char *root)
 {
-	GPtrArray *names = g_ptr_array_new();
 	int fd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	GDir *dir = g_dir_open(root, 0, NULL);
-	const char *name;
+	GHashTable *stat = cg_stat_read(fd);
+	const char *list = g_hash_table_lookup(stat, "controllers");
+	GPtrArray *names = g_ptr_array_new();
+	char **given = g_strsplit(list ? list : "", ",", -1);
 
-	while (fd >= 0 && dir && (name = g_dir_read_name(dir))) {
-		const char *dot = strchr(name, '.');
-		char *prefix;
+	for (char **c = given; *c; c++)
+		if (**c)
+			g_ptr_array_add(names, g_strdup(*c));
+	if (fd >= 0 && is_type(fd, "cgroup.controllers", S_IFREG)) {
+		static const char *const core[] = { "cpuacct", "freezer" };
 
-		if (!dot || !is_type(fd, name, S_IFREG))
-			continue;
-		prefix = g_strndup(name, dot - name);
-		if (strcmp(prefix, "cgroup") == 0 || strcmp(prefix, "cgfused") == 0 ||
-		    g_ptr_array_find_with_equal_func(names, prefix, g_str_equal, NULL))
-			g_free(prefix);
-		else
-			g_ptr_array_add(names, prefix);
+		for (size_t i = 0; i < G_N_ELEMENTS(core); i++)
+			if (!g_ptr_array_find_with_equal_func(names, core[i], g_str_equal, NULL))
+				g_ptr_array_add(names, g_strdup(core[i]));
 	}
-	if (dir)
-		g_dir_close(dir);
+	g_strfreev(given);
+	g_hash_table_unref(stat);
 	if (fd >= 0)
 		close(fd);
 	g_ptr_array_sort(names, by_name);
@@ -209,8 +247,8 @@ void cg_mount_free(struct cg_mount *m)
 	g_free(m);
 }
 
-/* The mount at dir: one hierarchy if its root has a tasks file, else one
- * per directory that has one. */
+/* The mount at dir: one hierarchy if its root has a cgroup.procs file
+ * (v1 or v2), else one per directory that has one (v1's several). */
 static struct cg_mount *mount_read(const char *dir)
 {
 	struct cg_mount *m = g_new0(struct cg_mount, 1);
@@ -220,7 +258,7 @@ static struct cg_mount *mount_read(const char *dir)
 	m->hiers = g_ptr_array_new_with_free_func(hier_free);
 	if (fd < 0)
 		return m;
-	if (is_type(fd, "tasks", S_IFREG)) {
+	if (is_type(fd, "cgroup.procs", S_IFREG)) {
 		g_ptr_array_add(m->hiers, hier_new(dir));
 	} else {
 		GDir *d = g_dir_open(dir, 0, NULL);
@@ -228,11 +266,11 @@ static struct cg_mount *mount_read(const char *dir)
 		GPtrArray *subdirs = g_ptr_array_new_with_free_func(g_free);
 
 		while (d && (name = g_dir_read_name(d))) {
-			char *tasks = g_build_filename(name, "tasks", NULL);
+			char *procs = g_build_filename(name, "cgroup.procs", NULL);
 
-			if (is_type(fd, tasks, S_IFREG))
+			if (is_type(fd, procs, S_IFREG))
 				g_ptr_array_add(subdirs, g_build_filename(dir, name, NULL));
-			g_free(tasks);
+			g_free(procs);
 		}
 		if (d)
 			g_dir_close(d);

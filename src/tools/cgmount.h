@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* What the tools (cgfused-exec, cgfused-classify, cgfused-top) know of a
  * cgfused mount: where it is and how its hierarchies lie, read from the
- * tree itself, since the mount's options do not list its controllers. */
+ * tree itself (each hierarchy's cgfused.stat names its controllers),
+ * since a FUSE mount's options cannot list them. */
 #ifndef CGFUSED_TOOLS_CGMOUNT_H
 #define CGFUSED_TOOLS_CGMOUNT_H
 
@@ -67,6 +68,14 @@ GPtrArray *cg_targets_open(const struct cg_mount *m, GPtrArray *specs);
 
 /* Moves the whole thread group of pid into t; 0 or the errno. */
 int cg_target_move(const struct cg_target *t, pid_t pid);
+
+/* The file name at dirfd, whole, without following a link (to g_free());
+ * NULL if it cannot be read. */
+char *cg_read_at(int dirfd, const char *name);
+
+/* The lines of cgfused.stat at dirfd (a hierarchy's root) as key ->
+ * value (empty if it cannot be read). */
+GHashTable *cg_stat_read(int dirfd);
 
 /* "ESRCH No such process"-like text for err, to g_free(). */
 char *cg_errno_text(int err);

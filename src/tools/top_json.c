@@ -18,3 +18,11 @@ void json_string(GString *out, const char *s)
 	g_string_append_c(out, '"');
 	g_free(valid);
 }
+
+void json_value(GString *out, const char *value)
+{
+	if (g_regex_match_simple("^-?[0-9]+(\\.[0-9]+)?$", value, 0, 0))
+		g_string_append(out, value);
+	else
+		json_string(out, value);
+}

@@ -10,4 +10,8 @@
  * (a group's name may hold any) replaced by U+FFFD. */
 void json_string(GString *out, const char *s);
 
+/* Appends value bare if it is a number ("1024", "-1", "0.5"), else as
+ * json_string: what a file held, typed. */
+void json_value(GString *out, const char *value);
+
 #endif

@@ -292,10 +292,27 @@ static void test_stat(void)
 	g_string_free(r.log, TRUE);
 }
 
+/* cgfused.stat names each hierarchy's controllers (what the tools read). */
+static void test_stat_controllers(void)
+{
+	struct env e;
+	char *stat;
+
+	env_setup_full(&e, true, true);
+	stat = rd(&e, e.top[0], "cgfused.stat");
+	g_assert_nonnull(strstr(stat, "\ncontrollers cpu,cpuacct\n"));
+	g_free(stat);
+	stat = rd(&e, e.top[1], "cgfused.stat");
+	g_assert_nonnull(strstr(stat, "\ncontrollers cpuset\n"));
+	g_free(stat);
+	env_teardown(&e);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/notify/events", test_events);
+	g_test_add_func("/notify/stat-controllers", test_stat_controllers);
 	g_test_add_func("/notify/populated-subtree", test_populated_subtree);
 	g_test_add_func("/notify/prepare-veto", test_prepare_veto);
 	g_test_add_func("/notify/stat", test_stat);
