@@ -138,25 +138,53 @@ freeze_job() {
 	assert_output --regexp "$JOB Stopped"
 }
 
-@test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
-	local a t
-	cg_busy a
-	# strace holds it (PTRACE_SEIZE): ptrace allows one tracer.
-	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
-	t=$!
-	CG_HELPERS+=("$t")
-	cg_wait_for "/proc/$a/status" "^TracerPid:[[:space:]]*$t\$"
-	echo "$a" >"$MNT/g/cgroup.procs"
+# freezing_traced: a busy loop (its PID in A) that strace (its PID in T)
+# holds, in g, which is told FROZEN: the daemon has found it cannot stop
+# it (PTRACE_SEIZE: ptrace allows one tracer).
+freezing_traced() {
+	cg_busy A
+	strace -qq -e trace=none -p "$A" >/dev/null 2>&1 3>&- &
+	T=$!
+	CG_HELPERS+=("$T")
+	cg_wait_for "/proc/$A/status" "^TracerPid:[[:space:]]*$T\$"
+	echo "$A" >"$MNT/g/cgroup.procs"
 	echo FROZEN >"$MNT/g/freezer.state"
-	sleep 0.3
+	cg_poll_until -x "freezer_refused_threads 1" grep '^freezer_refused_threads' "$MNT/cgfused.stat"
+}
+
+@test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
+	local A T a t
+	freezing_traced
+	a=$A t=$T
 	assert_equal "$(<"$MNT/g/freezer.state")" FREEZING
-	run grep '^freezer_refused_threads' "$MNT/cgfused.stat"
-	assert_output "freezer_refused_threads 1"
 	assert_runs "$a"
 	kill -INT "$t"	# strace lets go
 	cg_wait_gone "$t"
 	wait_state "$MNT/g" FROZEN
 	assert_frozen "$a"
+}
+
+# The state keeps what was asked (FROZEN), not what freezer.state shows
+# meanwhile (FREEZING, which a write refuses), nor an ancestor's freeze.
+@test "a group FREEZING at a snapshot comes back FROZEN; a child frozen by its parent only by it" {
+	local A T a t
+	mkdir "$MNT/g/c"
+	freezing_traced
+	a=$A t=$T
+	assert_equal "$(<"$MNT/g/freezer.state")" FREEZING
+	# A clean stop: a snapshot of it, and an empty log.
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	kill -INT "$t"
+	cg_wait_gone "$t"
+	cg_mount -o "state=$STATE"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "$a"
+	assert_equal "$(<"$MNT/g/c/freezer.self_freezing")" 0
+	assert_equal "$(<"$MNT/g/c/freezer.parent_freezing")" 1
+	echo THAWED >"$MNT/g/freezer.state"
+	assert_equal "$(<"$MNT/g/c/freezer.state")" THAWED
+	assert_runs "$a"
 }
 
 # The kernel's v1 freezer holds SIGKILL until the thaw; a ptrace-stop does
