@@ -164,6 +164,30 @@ freezing_traced() {
 	assert_frozen "$a"
 }
 
+# The kernel counts a parent waiting in vfork() frozen (its wait is
+# freezable); no ptrace stop can end that wait.
+@test "a process waiting in vfork() for its child counts as frozen" {
+	local p c st=0
+	"$VFORK_WAIT" "$MNT/g/cgroup.procs" >/dev/null 2>&1 3>&- &
+	p=$!
+	CG_HELPERS+=("$p")
+	cg_poll_until grep -q . "/proc/$p/task/$p/children"
+	c=$(<"/proc/$p/task/$p/children")
+	c=${c% }
+	CG_HELPERS+=("$c")
+	cg_poll_until -m '^(kernel_clone|wait_for_vfork_done)$' cat "/proc/$p/wchan"
+	run cat "$MNT/g/cgroup.procs"
+	assert_output "$p
+$c"
+	freeze "$MNT/g"
+	assert_frozen "$c"
+	assert_equal "$(state "$p")" D
+	echo THAWED >"$MNT/g/freezer.state"
+	kill "$c"
+	wait "$p" || st=$?
+	assert_equal "$st" 0
+}
+
 # The state keeps what was asked (FROZEN), not what freezer.state shows
 # meanwhile (FREEZING, which a write refuses), nor an ancestor's freeze.
 @test "a group FREEZING at a snapshot comes back FROZEN; a child frozen by its parent only by it" {
