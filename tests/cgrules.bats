@@ -52,10 +52,12 @@ start() {
 	run grep -x "$p" "$MNT/cpuset/placed/cgroup.procs"
 	assert_failure
 	grep -qx "$p" "$MNT/cpuset/cgroup.procs"
-	# Another command is left where it is.
+	# Another command is left where it is: seen once a later exec is
+	# placed (execs are taken in order).
 	local s
 	cg_sleeper s
-	sleep 0.5
+	start p
+	cg_placed "$p" "$MNT/cpu,cpuacct/placed/cgroup.procs"
 	grep -qx "$s" "$MNT/cpu,cpuacct/cgroup.procs"
 }
 
@@ -172,13 +174,22 @@ wait_log() {
 }
 
 @test "a destination that does not exist: said once, then counted; the process stays" {
-	rules "*:$CMD  cpu  /nowhere"
+	# A second command, placed by its own rule: once it is, every exec
+	# before it was taken (they are taken in order).
+	local mark=m${CMD:1} m
+	cp "$BIN/$CMD" "$BIN/$mark"
+	rules "*:$CMD  cpu  /nowhere
+*:$mark  cpu  /marks"
 	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/marks"
 	local p q
 	start p
 	wait_log "rules: line 1: cannot move $p into cpuset,cpu,cpuacct,freezer:/nowhere: no such group (said once; repeats are counted)"
 	start q
-	sleep 0.5
+	"$BIN/$mark" 1000 >/dev/null 2>&1 3>&- &
+	m=$!
+	CG_HELPERS+=("$m")
+	cg_placed "$m" "$MNT/marks/cgroup.procs"
 	grep -qx "$p" "$MNT/cgroup.procs"
 	grep -qx "$q" "$MNT/cgroup.procs"
 	run grep -c "cannot move" "$CG_TMP/cgfused.log"

@@ -106,14 +106,15 @@ freeze() {
 	p=$!
 	CG_HELPERS+=("$p")
 	echo "$p" >"$MNT/g/cgroup.procs"
-	sleep 0.2
+	cg_poll_until -ge 3 grep -c . "$MNT/g/tasks"
 	freeze "$MNT/g"
 	n=$(wc -l <"$MNT/g/tasks")
-	[[ $n -gt 2 ]]
 	for tid in $(<"$MNT/g/tasks"); do
 		[[ $(state "$tid") == t ]] || { echo "$tid: $(state "$tid")" >&2; return 1; }
 	done
-	sleep 0.3
+	# Two passes later (each takes in the kernel's reports first), no
+	# child came.
+	passes_later 2
 	assert_equal "$(wc -l <"$MNT/g/tasks")" "$n"
 	# The children go with the shell (not ours to leave behind).
 	for tid in $(<"$MNT/g/tasks"); do

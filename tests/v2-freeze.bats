@@ -137,7 +137,7 @@ freeze() {
 		CG_HELPERS+=("$tid")	# the children go with the shell
 		[[ $(state "$tid") == t ]] || { echo "$tid: $(state "$tid")" >&2; return 1; }
 	done
-	sleep 0.3
+	passes_later 2
 	assert_equal "$(wc -l <"$MNT/a/cgroup.threads")" "$n"
 }
 
