@@ -127,6 +127,22 @@ wait_log() {
 	refute_line "$s"
 }
 
+# Root's processes in a delegated group are under its user's settings
+# (freezer.state, pids.max): cgfused.rules(5) warns, and so does the load.
+@test "a rule that moves root's processes into a group a user owns is said at load" {
+	rules "*:$CMD  cpu  /deleg
+nobody  cpu  /deleg
+*:$CMD  cpu  /own"
+	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/deleg" "$MNT/own"
+	chown -R 65534 "$MNT/deleg"
+	kill -HUP "$CG_PID"
+	wait_log "rules: $RULES reloaded: 3 rules"
+	run grep "moves root's processes" "$CG_TMP/cgfused.log"
+	assert_output --partial "rules: line 1 moves root's processes into cpuset,cpu,cpuacct,freezer:/deleg, which user 65534 owns: its settings there act on them"
+	assert_equal "${#lines[@]}" 1
+}
+
 @test "SIGHUP reloads the rules; a refused file leaves the rules before, a missing default none" {
 	rules "*:$CMD  cpu  /a"
 	cg_mount -o "rules=$RULES"
