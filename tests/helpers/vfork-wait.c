@@ -5,8 +5,12 @@
  * waits in vfork() until the child ends: the kernel's freezer counts such
  * a parent frozen (its wait is freezable), though no ptrace stop can end
  * it. Exits 0 once the child is gone, 1 if something could not be done.
+ * The child dies with the parent (a test that kills the parent leaves
+ * nothing behind).
  */
+#include <signal.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 int main(int argc, char **argv)
@@ -21,7 +25,8 @@ int main(int argc, char **argv)
 	case -1:
 		return 1;
 	case 0:
-		/* Only what vfork() allows: a system call, then _exit(). */
+		/* Only what vfork() allows: system calls, then _exit(). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		pause();
 		_exit(0);
 	default:
