@@ -52,10 +52,12 @@ start() {
 	run grep -x "$p" "$MNT/cpuset/placed/cgroup.procs"
 	assert_failure
 	grep -qx "$p" "$MNT/cpuset/cgroup.procs"
-	# Another command is left where it is.
+	# Another command is left where it is: seen once a later exec is
+	# placed (execs are taken in order).
 	local s
 	cg_sleeper s
-	sleep 0.5
+	start p
+	cg_placed "$p" "$MNT/cpu,cpuacct/placed/cgroup.procs"
 	grep -qx "$s" "$MNT/cpu,cpuacct/cgroup.procs"
 }
 
@@ -125,6 +127,22 @@ wait_log() {
 	refute_line "$s"
 }
 
+# Root's processes in a delegated group are under its user's settings
+# (freezer.state, pids.max): cgfused.rules(5) warns, and so does the load.
+@test "a rule that moves root's processes into a group a user owns is said at load" {
+	rules "*:$CMD  cpu  /deleg
+nobody  cpu  /deleg
+*:$CMD  cpu  /own"
+	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/deleg" "$MNT/own"
+	chown -R 65534 "$MNT/deleg"
+	kill -HUP "$CG_PID"
+	wait_log "rules: $RULES reloaded: 3 rules"
+	run grep "moves root's processes" "$CG_TMP/cgfused.log"
+	assert_output --partial "rules: line 1 moves root's processes into cpuset,cpu,cpuacct,freezer:/deleg, which user 65534 owns: its settings there act on them"
+	assert_equal "${#lines[@]}" 1
+}
+
 @test "SIGHUP reloads the rules; a refused file leaves the rules before, a missing default none" {
 	rules "*:$CMD  cpu  /a"
 	cg_mount -o "rules=$RULES"
@@ -172,13 +190,22 @@ wait_log() {
 }
 
 @test "a destination that does not exist: said once, then counted; the process stays" {
-	rules "*:$CMD  cpu  /nowhere"
+	# A second command, placed by its own rule: once it is, every exec
+	# before it was taken (they are taken in order).
+	local mark=m${CMD:1} m
+	cp "$BIN/$CMD" "$BIN/$mark"
+	rules "*:$CMD  cpu  /nowhere
+*:$mark  cpu  /marks"
 	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/marks"
 	local p q
 	start p
 	wait_log "rules: line 1: cannot move $p into cpuset,cpu,cpuacct,freezer:/nowhere: no such group (said once; repeats are counted)"
 	start q
-	sleep 0.5
+	"$BIN/$mark" 1000 >/dev/null 2>&1 3>&- &
+	m=$!
+	CG_HELPERS+=("$m")
+	cg_placed "$m" "$MNT/marks/cgroup.procs"
 	grep -qx "$p" "$MNT/cgroup.procs"
 	grep -qx "$q" "$MNT/cgroup.procs"
 	run grep -c "cannot move" "$CG_TMP/cgfused.log"

@@ -35,6 +35,15 @@ assert_runs() {
 	[[ $n -gt 20000000 ]] || { echo "$1 ran only $n ns in 0.4 s (state $(state "$1"))" >&2; return 1; }
 }
 
+# passes_later N: the freezer's enforcer has made N passes more (each
+# first takes in the kernel's reports of forks and exits).
+passes_later() {
+	local n
+	n=$(grep '^freezer_passes ' "$MNT/cgfused.stat")
+	n=${n#* }
+	cg_poll_until -ge $((n + $1)) sh -c "grep '^freezer_passes ' '$MNT/cgfused.stat' | cut -d' ' -f2"
+}
+
 # frozen_busy VAR GROUP: a busy loop in GROUP, frozen; its PID in VAR.
 frozen_busy() {
 	cg_busy "$1"

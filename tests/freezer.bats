@@ -106,14 +106,15 @@ freeze() {
 	p=$!
 	CG_HELPERS+=("$p")
 	echo "$p" >"$MNT/g/cgroup.procs"
-	sleep 0.2
+	cg_poll_until -ge 3 grep -c . "$MNT/g/tasks"
 	freeze "$MNT/g"
 	n=$(wc -l <"$MNT/g/tasks")
-	[[ $n -gt 2 ]]
 	for tid in $(<"$MNT/g/tasks"); do
 		[[ $(state "$tid") == t ]] || { echo "$tid: $(state "$tid")" >&2; return 1; }
 	done
-	sleep 0.3
+	# Two passes later (each takes in the kernel's reports first), no
+	# child came.
+	passes_later 2
 	assert_equal "$(wc -l <"$MNT/g/tasks")" "$n"
 	# The children go with the shell (not ours to leave behind).
 	for tid in $(<"$MNT/g/tasks"); do
@@ -138,25 +139,77 @@ freeze_job() {
 	assert_output --regexp "$JOB Stopped"
 }
 
-@test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
-	local a t
-	cg_busy a
-	# strace holds it (PTRACE_SEIZE): ptrace allows one tracer.
-	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
-	t=$!
-	CG_HELPERS+=("$t")
-	cg_wait_for "/proc/$a/status" "^TracerPid:[[:space:]]*$t\$"
-	echo "$a" >"$MNT/g/cgroup.procs"
+# freezing_traced: a busy loop (its PID in A) that strace (its PID in T)
+# holds, in g, which is told FROZEN: the daemon has found it cannot stop
+# it (PTRACE_SEIZE: ptrace allows one tracer).
+freezing_traced() {
+	cg_busy A
+	strace -qq -e trace=none -p "$A" >/dev/null 2>&1 3>&- &
+	T=$!
+	CG_HELPERS+=("$T")
+	cg_wait_for "/proc/$A/status" "^TracerPid:[[:space:]]*$T\$"
+	echo "$A" >"$MNT/g/cgroup.procs"
 	echo FROZEN >"$MNT/g/freezer.state"
-	sleep 0.3
+	cg_poll_until -x "freezer_refused_threads 1" grep '^freezer_refused_threads' "$MNT/cgfused.stat"
+}
+
+@test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
+	local A T a t
+	freezing_traced
+	a=$A t=$T
 	assert_equal "$(<"$MNT/g/freezer.state")" FREEZING
-	run grep '^freezer_refused_threads' "$MNT/cgfused.stat"
-	assert_output "freezer_refused_threads 1"
 	assert_runs "$a"
 	kill -INT "$t"	# strace lets go
 	cg_wait_gone "$t"
 	wait_state "$MNT/g" FROZEN
 	assert_frozen "$a"
+}
+
+# The kernel counts a parent waiting in vfork() frozen (its wait is
+# freezable); no ptrace stop can end that wait.
+@test "a process waiting in vfork() for its child counts as frozen" {
+	local p c st=0
+	"$VFORK_WAIT" "$MNT/g/cgroup.procs" >/dev/null 2>&1 3>&- &
+	p=$!
+	CG_HELPERS+=("$p")
+	cg_poll_until grep -q . "/proc/$p/task/$p/children"
+	c=$(<"/proc/$p/task/$p/children")
+	c=${c% }
+	CG_HELPERS+=("$c")
+	cg_poll_until -m '^(kernel_clone|wait_for_vfork_done)$' cat "/proc/$p/wchan"
+	run cat "$MNT/g/cgroup.procs"
+	assert_output "$p
+$c"
+	freeze "$MNT/g"
+	assert_frozen "$c"
+	assert_equal "$(state "$p")" D
+	echo THAWED >"$MNT/g/freezer.state"
+	kill "$c"
+	wait "$p" || st=$?
+	assert_equal "$st" 0
+}
+
+# The state keeps what was asked (FROZEN), not what freezer.state shows
+# meanwhile (FREEZING, which a write refuses), nor an ancestor's freeze.
+@test "a group FREEZING at a snapshot comes back FROZEN; a child frozen by its parent only by it" {
+	local A T a t
+	mkdir "$MNT/g/c"
+	freezing_traced
+	a=$A t=$T
+	assert_equal "$(<"$MNT/g/freezer.state")" FREEZING
+	# A clean stop: a snapshot of it, and an empty log.
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	kill -INT "$t"
+	cg_wait_gone "$t"
+	cg_mount -o "state=$STATE"
+	wait_state "$MNT/g" FROZEN
+	assert_frozen "$a"
+	assert_equal "$(<"$MNT/g/c/freezer.self_freezing")" 0
+	assert_equal "$(<"$MNT/g/c/freezer.parent_freezing")" 1
+	echo THAWED >"$MNT/g/freezer.state"
+	assert_equal "$(<"$MNT/g/c/freezer.state")" THAWED
+	assert_runs "$a"
 }
 
 # The kernel's v1 freezer holds SIGKILL until the thaw; a ptrace-stop does

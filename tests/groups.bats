@@ -746,15 +746,21 @@ wait_released() {
 }
 
 # agent_log_is TEXT: the release agent's log holds the lines of TEXT, in
-# any order (each call's agent runs apart), within 20 s, and still holds
-# them a moment later.
+# any order (each call's agent runs apart), within 20 s, and no other call
+# was made: a call for a group released after them (/probe) is the next
+# agent started (release_agent_runs counts them in the order of the
+# calls), and the log then holds TEXT and /probe.
 agent_log_is() {
-	local got want
+	local want n
 	want=$(sort <<<"$1")
 	cg_poll_until -x "$want" sort "$CG_TMP/agent.log" || return
-	sleep 1
-	got=$(sort "$CG_TMP/agent.log" 2>/dev/null) || true
-	[[ $got == "$want" ]] || fail "the release agent was called for '$got', want '$want'"
+	n=$(wc -l <<<"$1")
+	mkdir -p probe/x
+	echo 1 >probe/notify_on_release
+	rmdir probe/x
+	cg_poll_until grep -qx /probe "$CG_TMP/agent.log" || return
+	assert_equal "$(grep '^release_agent_runs ' cgfused.stat)" "release_agent_runs $((n + 1))"
+	assert_equal "$(sort "$CG_TMP/agent.log")" "$(sort <<<"$1"$'\n'/probe)"
 }
 
 @test "the release agent runs for a group left without tasks and without children" {

@@ -195,6 +195,63 @@ max 0"
 	assert_output --regexp '^[34]$'
 }
 
+# threader VAR [PREFIX...]: a process (run through PREFIX, e.g. setpriv)
+# that starts a thread at each SIGUSR1 and otherwise sleeps; its pid in
+# VAR, once its handler is in place.
+threader() {
+	local var=$1 p
+	shift
+	"$@" "$USER_PY" -c '
+import signal, threading, time
+signal.signal(signal.SIGUSR1, lambda *a: threading.Thread(
+    target=time.sleep, args=(60,), daemon=True).start())
+while True:
+    time.sleep(60)' >/dev/null 2>&1 3>&- &
+	p=$!
+	CG_HELPERS+=("$p")
+	# SigCgt has SIGUSR1 (bit 9).
+	cg_poll_until -m '^SigCgt:.*[2367abef][0-9a-f]{2}$' grep '^SigCgt' "/proc/$p/status"
+	printf -v "$var" %s "$p"
+}
+
+# The kernel refuses the thread (EAGAIN) and root's process lives; a
+# limit only kills what those who may write it could kill (cgfused(8)).
+@test "a delegated user's pids.max does not kill root's process; it kills the user's own" {
+	local r u st=0 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	cd /
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	chmod 755 "$CG_TMP"
+	USER_PY=$CG_PYTHON
+	"${NOBODY[@]}" "$USER_PY" -c '' 2>/dev/null || USER_PY=/usr/bin/python3
+	cg_mount -o allow_other -o controllers=cpu,cpuacct,cpuset,pids
+	mkdir "$MNT/g"
+	chown -R 65534:65534 "$MNT/g"
+	threader r
+	echo "$r" >"$MNT/g/cgroup.procs"
+	"${NOBODY[@]}" sh -c "echo 1 >$MNT/g/pids.max"
+	kill -USR1 "$r"
+	cg_poll_until -x "pids_kills_spared 1" grep '^pids_kills_spared' "$MNT/cgfused.stat"
+	assert_equal "$(<"$MNT/g/pids.events")" "max 1"
+	kill -0 "$r"
+	cg_poll_until -x 2 cat "$MNT/g/pids.current"
+	# The user's own process, placed by the user: its new thread kills it.
+	threader u "${NOBODY[@]}"
+	"${NOBODY[@]}" sh -c "echo $u >$MNT/g/cgroup.procs"
+	kill -USR1 "$u"
+	wait "$u" || st=$?
+	assert_equal "$st" 137
+	assert_equal "$(<"$MNT/g/pids.events")" "max 2"
+	kill -0 "$r"
+	# Root's own limit (a pids.max only root may write) kills as before.
+	chown 0:0 "$MNT/g/pids.max"
+	st=0
+	kill -USR1 "$r"
+	wait "$r" || st=$?
+	assert_equal "$st" 137
+	assert_equal "$(grep '^pids_kills_spared' "$MNT/cgfused.stat")" "pids_kills_spared 1"
+}
+
 @test "pids.max and the counts come back after kill -9 of the daemon" {
 	local s
 	mkdir -p g/sub

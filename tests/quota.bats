@@ -10,6 +10,7 @@
 # SCHED_IDLE and gives them back SCHED_OTHER, after a kill -9 too.
 
 load helpers
+load freezer-helpers
 
 setup() {
 	cg_setup
@@ -32,14 +33,6 @@ share() {
 	b=$(cg_cpu_ns "$1")
 	t1=$(date +%s%N)
 	echo $(((b - a) * 1000 / (t1 - t0)))
-}
-
-# state PID: its state letter in /proc/PID/stat.
-state() {
-	local s
-	s=$(<"/proc/$1/stat")
-	s=${s##*) }
-	echo "${s%% *}"
 }
 
 # stat_field FILE NAME: the figure NAME of a cpu.stat-like file.
@@ -74,14 +67,21 @@ wait_free() {
 	assert_free "$1"
 }
 
-# capped_busy VAR: a busy loop in g, capped at 20% of a CPU, seen stopped.
-capped_busy() {
+# capped_in GROUP VAR: a busy loop in GROUP (made if need be), capped at
+# 20% of a CPU, seen stopped.
+capped_in() {
 	local pid
+	mkdir -p "$MNT/$1"
 	cg_busy pid
-	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
-	echo "$pid" >"$MNT/g/cgroup.procs"
+	echo 20000 >"$MNT/$1/cpu.cfs_quota_us"
+	echo "$pid" >"$MNT/$1/cgroup.procs"
 	wait_throttled "$pid"
-	printf -v "$1" %s "$pid"
+	printf -v "$2" %s "$pid"
+}
+
+# capped_busy VAR: the same in g.
+capped_busy() {
+	capped_in g "$1"
 }
 
 @test "a busy loop capped at 20% of a CPU uses less than twice that, and cpu.stat counts" {
@@ -115,14 +115,19 @@ capped_busy() {
 	local a n1 n2
 	capped_busy a
 	n1=$(stat_field "$MNT/g/cpu.stat" nr_throttled)
-	sleep 0.5
-	n2=$(stat_field "$MNT/g/cpu.stat" nr_throttled)
-	[[ $n2 -gt $n1 ]] || { echo "nr_throttled $n1 then $n2" >&2; return 1; }
+	cg_poll_until -ge $((n1 + 1)) stat_field "$MNT/g/cpu.stat" nr_throttled
 	echo -1 >"$MNT/g/cpu.cfs_quota_us"
 	wait_free "$a"
+	# Periods go on for another capped group (h's throttles grow): g's
+	# would have grown meanwhile if it were still capped.
+	local b nh
+	capped_in h b
 	n1=$(stat_field "$MNT/g/cpu.stat" nr_throttled)
-	sleep 0.5
+	nh=$(stat_field "$MNT/h/cpu.stat" nr_throttled)
+	cg_poll_until -ge $((nh + 2)) stat_field "$MNT/h/cpu.stat" nr_throttled
 	assert_equal "$(stat_field "$MNT/g/cpu.stat" nr_throttled)" "$n1"
+	echo -1 >"$MNT/h/cpu.cfs_quota_us"
+	wait_free "$b"
 	run grep '^quota_stopped_threads ' "$MNT/cgfused.stat"
 	assert_output 'quota_stopped_threads 0'
 }
@@ -148,14 +153,24 @@ capped_busy() {
 	wait_free "$a"
 }
 
+# stat_line NAME: NAME's figure in cgfused.stat.
+stat_line() {
+	stat_field "$MNT/cgfused.stat" "$1"
+}
+
 @test "a thread its user stopped stays stopped through throttling and after" {
-	local a
+	local a n
 	capped_busy a
 	kill -STOP "$a"
-	sleep 0.5	# periods end: the throttle lets it go, its own stop stays
+	# Periods end (two passes more): the throttle lets it go, its own
+	# stop stays.
+	n=$(stat_line quota_passes)
+	cg_poll_until -ge $((n + 2)) stat_line quota_passes
 	cg_poll_until -x T state "$a"
 	echo -1 >"$MNT/g/cpu.cfs_quota_us"
-	sleep 0.3
+	# The daemon has taken the quota away (nothing capped, nobody held).
+	cg_poll_until -x 0 stat_line quota_capped_groups
+	cg_poll_until -x 0 stat_line quota_stopped_threads
 	assert_equal "$(state "$a")" T
 	kill -CONT "$a"
 	assert_free "$a"

@@ -270,9 +270,15 @@ EOF
 
 	cg_mount -o "state=$STATE"
 	[ -d "$MNT/a" ]
-	sleep 1
+	# A call after the replay (for /b) is the new daemon's first agent:
+	# none was started for the replay (they start in the order of calls).
+	mkdir -p "$MNT/b/c"
+	echo 1 >"$MNT/b/notify_on_release"
+	rmdir "$MNT/b/c"
+	cg_wait_for "$CG_TMP/agent.out" /b
+	assert_equal "$(grep '^release_agent_runs ' "$MNT/cgfused.stat")" "release_agent_runs 1"
 	run cat "$CG_TMP/agent.out"
-	assert_output /a
+	assert_output $'/a\n/b'
 }
 
 @test "state=none keeps nothing" {

@@ -254,6 +254,17 @@ exec "$@"'
 	assert_equal "$(cat "$MNT/build/tasks")" ""
 }
 
+@test "cgfused-classify moves into each hierarchy it is given" {
+	cg_mount -o controllers=cpu,cpuacct:cpuset
+	mkdir "$MNT/cpu,cpuacct/a" "$MNT/cpuset/b"
+	local s
+	cg_sleeper s
+	run "$CLASSIFY" --mount "$MNT" -g cpu:/a -g cpuset:/b "$s"
+	assert_success
+	assert_equal "$(cat "$MNT/cpu,cpuacct/a/cgroup.procs")" "$s"
+	assert_equal "$(cat "$MNT/cpuset/b/cgroup.procs")" "$s"
+}
+
 @test "cgfused-classify: an empty cpuset refuses before any other move" {
 	cg_mount -o controllers=cpu,cpuacct:cpuset -o noclone_children
 	mkdir "$MNT/cpu,cpuacct/a" "$MNT/cpuset/empty"

@@ -97,6 +97,23 @@ freeze() {
 	assert_output $'read frozen 0\nwoke 10\nread frozen 1\nwoke 10\nread frozen 0'
 }
 
+# The kernel's cgroup_freeze() notifies a change an ancestor's freeze
+# leaves without effect (its test_freezer "tree" case waits for it).
+@test "a change of cgroup.freeze under a frozen ancestor wakes the group's pollers" {
+	local w
+	freeze "$MNT/a"
+	wait_frozen "$MNT/a/b" 1
+	cg_events_poller "$MNT/a/b/cgroup.events" "$CG_TMP/poll" 1
+	w=$CG_POLLER
+	cg_wait_for "$CG_TMP/poll" 'read frozen 1'
+	echo 1 >"$MNT/a/b/cgroup.freeze"
+	cg_wait_for "$CG_TMP/poll" 'woke'
+	echo 0 >"$MNT/a/b/cgroup.freeze"
+	wait "$w"
+	run cat "$CG_TMP/poll"
+	assert_output $'read frozen 1\nwoke 10\nread frozen 1\nwoke 10\nread frozen 1'
+}
+
 @test "threads forked or moved in freeze; a thread moved out runs" {
 	local p q f tid n
 	frozen_busy p "$MNT/a"
@@ -120,7 +137,7 @@ freeze() {
 		CG_HELPERS+=("$tid")	# the children go with the shell
 		[[ $(state "$tid") == t ]] || { echo "$tid: $(state "$tid")" >&2; return 1; }
 	done
-	sleep 0.3
+	passes_later 2
 	assert_equal "$(wc -l <"$MNT/a/cgroup.threads")" "$n"
 }
 

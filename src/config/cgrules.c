@@ -260,6 +260,22 @@ static bool process_matches(const struct rule *r, const struct cgrules_proc *p)
 	return name_matches(r, base ? base + 1 : p->exe) || name_matches(r, p->comm);
 }
 
+void cgrules_for_each_root_target(const struct cgrules *rules,
+				  void (*fn)(void *data, const struct cgrules_target *t), void *data)
+{
+	static const struct cgrules_proc root = { 0, 0, "", "" };
+	bool for_root = false;
+
+	for (guint i = 0; i < rules->rules->len; i++) {
+		struct rule *r = rules->rules->pdata[i];
+
+		if (r->who != WHO_DITTO)
+			for_root = who_matches(r, &root);
+		if (for_root)
+			fn(data, &r->target);
+	}
+}
+
 GPtrArray *cgrules_match(const struct cgrules *rules, const struct cgrules_proc *p)
 {
 	GPtrArray *out = g_ptr_array_new();

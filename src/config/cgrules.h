@@ -73,6 +73,11 @@ unsigned cgrules_count(const struct cgrules *rules);
  * it, in file order (pointers into rules): an empty array if none does. */
 GPtrArray *cgrules_match(const struct cgrules *rules, const struct cgrules_proc *p);
 
+/* Calls fn on every target of a rule whose user root is (root, *, a
+ * group of gid 0 or that lists root, or % after such a rule). */
+void cgrules_for_each_root_target(const struct cgrules *rules,
+				  void (*fn)(void *data, const struct cgrules_target *t), void *data);
+
 /* Placing processes by the rules: a thread that hears of every exec (from
  * the task watcher, through cg_exec_hook_set()), reads what the rules
  * need of the process outside the core lock (/proc/PID/status, comm, exe

@@ -237,14 +237,50 @@ static gpointer engine_thread(gpointer data)
 	return NULL;
 }
 
+/* A rule that moves root's processes into a group another user owns (its
+ * directory or its cgroup.procs: delegated) gives that user's settings
+ * over them (freezer.state, pids.max, cpu.cfs_quota_us): said at load. */
+static void warn_delegated(void *data, const struct cgrules_target *t)
+{
+	struct cgrules_engine *e = data;
+	unsigned nr = cg_nr_hierarchies(e->core);
+
+	for (unsigned h = 0; h < nr; h++) {
+		struct cg_iattr dir, procs;
+		uint64_t top, group;
+		const char *name;
+		unsigned file;
+
+		if (cg_hierarchy(e->core, h, &name, &top) < 0 ||
+		    !hierarchy_has(e->core, h, t->controllers) ||
+		    cg_path_lookup(e->core, h, t->path, "cgroup.procs", &group, &file) < 0 ||
+		    cg_get_iattr(e->core, group, CG_DIR, &dir) < 0 ||
+		    cg_get_iattr(e->core, group, file, &procs) < 0 || (!dir.uid && !procs.uid))
+			continue;
+		g_warning("rules: line %d moves root's processes into %s%s%s, which user %u "
+			  "owns: its settings there act on them", t->line, name ? name : "",
+			  name ? ":" : "", t->path, (unsigned)(dir.uid ? dir.uid : procs.uid));
+	}
+}
+
+static void check_rules(struct cgrules_engine *e, const struct cgrules *rules)
+{
+	if (rules)
+		cgrules_for_each_root_target(rules, warn_delegated, e);
+}
+
+/* The rules read at start are checked once the groups are there (the
+ * state replayed). */
 void cgrules_engine_start(struct cgrules_engine *e)
 {
+	check_rules(e, e->rules);
 	e->thread = g_thread_new("cgrules", engine_thread, e);
 	cg_exec_hook_set(e->core, on_exec, e);
 }
 
 void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
 {
+	check_rules(e, rules);
 	struct cgrules *old;
 
 	g_mutex_lock(&e->lock);

@@ -106,8 +106,9 @@ static void reload_rules(struct conf_daemon *cd)
 		g_error_free(err);
 		return;
 	}
-	g_message("rules: %s reloaded: %u rules", cd->rules_path, rules ? cgrules_count(rules) : 0);
+	/* Set first: what the new rules' check says comes before this. */
 	cgrules_engine_set(cd->rules, rules);
+	g_message("rules: %s reloaded: %u rules", cd->rules_path, rules ? cgrules_count(rules) : 0);
 }
 
 void conf_daemon_reload(struct conf_daemon *cd)

@@ -3,6 +3,7 @@
 #include "core/cgfused_stat.h"
 
 #include <malloc.h>
+#include <stdatomic.h>
 
 #include "core/cgroup.h"
 #include "core/notify.h"
@@ -56,9 +57,10 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 	 * with them. */
 	g_string_append_printf(out, "tracked_tasks %u\ncss_sets %u\nlost_event_resyncs %"
 			       G_GUINT64_FORMAT "\nheap_in_use_bytes %zu\nheap_free_bytes %zu\n"
-			       "heap_mmap_bytes %zu\n",
+			       "heap_mmap_bytes %zu\npids_kills_spared %" G_GUINT64_FORMAT "\n",
 			       tidmap_size(&core->tasks), g_hash_table_size(core->css_sets),
-			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
+			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd,
+			       (guint64)atomic_load(&core->nr_fork_kills_spared));
 	lock_show(&core->lock, out);
 	controllers_show(css->cgroup->root, out);
 	cg_notify(core, stat, out);	/* the allocator's figures, read only */

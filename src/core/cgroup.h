@@ -58,6 +58,10 @@ struct css {
 	unsigned refcnt;		/* the cgroup's own + one per css_set */
 };
 
+/* can_fork's kill_as: whose right to kill a refused child carries. */
+#define CG_KILL_AS_ROOT ((uid_t)0)
+#define CG_KILL_AS_NONE ((uid_t)-1)
+
 /* A controller, like the kernel's struct cgroup_subsys. */
 struct cgroup_subsys {
 	const char *name;
@@ -97,9 +101,13 @@ struct cgroup_subsys {
 	void (*migrate)(const struct task *t, struct css *from, struct css *to);
 	/* A child a member of css forked is about to join css: 0, or -EAGAIN
 	 * when the kernel's fork would have failed (pids.max). User space
-	 * cannot fail a fork: the core marks the child dying before it joins
-	 * (migrate) and kills it once it lets the lock go. */
-	int (*can_fork)(struct css *css);
+	 * cannot fail a fork: the core kills the child once it lets the lock
+	 * go, with the right to kill that *kill_as names (set on -EAGAIN):
+	 * CG_KILL_AS_ROOT, any child (marked dying before it joins, migrate);
+	 * a uid, only a child that user could kill (kill(2): its real or
+	 * saved uid), which is looked up after the unlock; CG_KILL_AS_NONE,
+	 * none. */
+	int (*can_fork)(struct css *css, uid_t *kill_as);
 	/* Not on the default hierarchy (v2): a v1-only controller, as the
 	 * kernel's cpuacct and v1 freezer (cgrp_dfl_inhibit_ss_mask). */
 	bool legacy_only;
@@ -239,6 +247,9 @@ struct cg_core {
 	struct tidmap tasks;		/* struct task, by tid */
 	GHashTable *procs;		/* tgid -> the tracked threads besides its leader (task_proc.h) */
 	uint64_t nr_resyncs;		/* times task reports were lost */
+	/* Children forked over a limit and left alive: the limit's writers
+	 * could not have killed them (can_fork's kill_as). */
+	_Atomic uint64_t nr_fork_kills_spared;
 	struct task_queue *taskq;	/* reports read, to apply (task_queue.h) */
 	struct kfacade *kf;
 	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */

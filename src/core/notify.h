@@ -96,7 +96,8 @@ struct cg_subscriber {
 	 * cgroup_update_populated). */
 	void (*populated)(void *data, struct cgroup *cgrp, bool populated);
 	/* cgrp's cgroup.events' frozen changed (v2; the freezer's enforcer
-	 * calls it under the read side). */
+	 * calls it under the read side), or its cgroup.freeze changed with
+	 * no effect, an ancestor freezing (the write, under the write side). */
 	void (*frozen)(void *data, struct cgroup *cgrp, bool frozen);
 	/* Appends the subscriber's lines to cgfused.stat: called under the
 	 * core lock's read side, concurrently with other readers; it must

@@ -3,6 +3,7 @@
 #include "core/task.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 
 #include "core/notify.h"
 #include "core/task_exec.h"
@@ -243,13 +244,13 @@ void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset
 }
 
 /* Whether the controllers let a member of cset fork (the kernel's
- * cgroup_can_fork()). */
-static bool task_can_fork(struct cg_core *core, struct css_set *cset)
+ * cgroup_can_fork()); if not, *kill_as says who may kill the child. */
+static bool task_can_fork(struct cg_core *core, struct css_set *cset, uid_t *kill_as)
 {
 	for (unsigned i = 0; i < core->nr_subsys; i++) {
 		const struct cgroup_subsys *ss = core->subsys[i];
 
-		if (ss->can_fork && cset->subsys[i] && ss->can_fork(cset->subsys[i]) < 0)
+		if (ss->can_fork && cset->subsys[i] && ss->can_fork(cset->subsys[i], kill_as) < 0)
 			return false;
 	}
 	return true;
@@ -278,6 +279,42 @@ void task_kill_later(struct cg_core *core, const struct task *t)
 	cg_write_defer(&core->lock, task_kill, k);
 }
 
+struct task_kill_as {
+	struct cg_core *core;
+	struct task_kill k;
+	uid_t as;
+};
+
+/* Deferred to the unlock: the child's ids are read, and it is killed only
+ * if user as could kill it (kill_ok_by_cred(): as is the sender's real
+ * and effective uid, matched against the target's real and saved uid). A
+ * child spared stays a member, counted, as one forked before the limit. */
+static void task_kill_as(void *data)
+{
+	struct task_kill_as *ka = data;
+	struct kfacade *kf = ka->k.kf;
+	struct task_uids u;
+
+	if (ka->as != CG_KILL_AS_NONE && kf->ops->task_uids(kf, ka->k.tid, &u) == 0 &&
+	    (u.uid == ka->as || u.suid == ka->as)) {
+		kf->ops->task_kill(kf, ka->k.tid, &ka->k.ident);
+	} else if (atomic_fetch_add(&ka->core->nr_fork_kills_spared, 1) == 0) {
+		g_message("pids: thread %d forked over a limit that its writers may not "
+			  "kill it for: left alive (pids_kills_spared in cgfused.stat)",
+			  (int)ka->k.tid);
+	}
+	g_free(ka);
+}
+
+/* Kills t once the lock is let go if user as may (see task_kill_as). */
+static void task_kill_as_later(struct cg_core *core, const struct task *t, uid_t as)
+{
+	struct task_kill_as *ka = g_new(struct task_kill_as, 1);
+
+	*ka = (struct task_kill_as){ core, { core->kf, t->tid, t->ident }, as };
+	cg_write_defer(&core->lock, task_kill_as, ka);
+}
+
 /* A child joins its parent's groups. All it ever ran was in them; it was
  * born with its parent's nice and affinity, and leaves with what the parent
  * would. ident: its identity, opened before the lock was taken (the item's,
@@ -291,12 +328,18 @@ static void task_adopt(struct cg_core *core, struct task *parent, pid_t tid,
 	static const struct task_cputime none;
 	/* Its figures need no reading: all of them are its groups'. */
 	struct task *child = task_new(core, tid, ident, UINT64_MAX, &none);
+	uid_t kill_as = CG_KILL_AS_ROOT;
+	/* A dying parent's child is killed with it, and asks no controller
+	 * (its fork would not have happened). */
+	bool refused = !parent->dying && forked && !task_can_fork(core, parent->cset, &kill_as);
 
-	child->dying = parent->dying || (forked && !task_can_fork(core, parent->cset)) ||
+	child->dying = parent->dying || (refused && kill_as == CG_KILL_AS_ROOT) ||
 		       cgroup_kill_pending(core, parent->cset);
 	task_set_css_set(core, child, parent->cset);
 	if (child->dying)
 		task_kill_later(core, child);
+	else if (refused)
+		task_kill_as_later(core, child, kill_as);
 	if (born_ns)
 		child->joined_ns = born_ns;
 	cg_notify(core, fork, parent, child);

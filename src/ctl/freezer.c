@@ -219,6 +219,16 @@ static int freezer_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 	return 0;
 }
 
+/* What the state keeps: the state asked of this group, not what it shows
+ * (FREEZING is refused on a write; an ancestor's freeze is the
+ * ancestor's). */
+static int freezer_save_show(struct css *css, const struct cftype *cft, GString *out)
+{
+	(void)cft;
+	g_string_append(out, css_freezer(css)->self_freezing ? "FROZEN\n" : "THAWED\n");
+	return 0;
+}
+
 static uint64_t freezer_self_freezing_read(struct css *css, const struct cftype *cft)
 {
 	(void)cft;
@@ -232,7 +242,8 @@ static uint64_t freezer_parent_freezing_read(struct css *css, const struct cftyp
 }
 
 static const struct cftype freezer_files[] = {
-	{ .name = "state", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = freezer_read, .write = freezer_write },
+	{ .name = "state", .flags = CFTYPE_NOT_ON_ROOT, .seq_show = freezer_read, .write = freezer_write,
+	  .save_show = freezer_save_show },
 	{ .name = "self_freezing", .flags = CFTYPE_NOT_ON_ROOT, .read_u64 = freezer_self_freezing_read },
 	{ .name = "parent_freezing", .flags = CFTYPE_NOT_ON_ROOT, .read_u64 = freezer_parent_freezing_read },
 	{ 0 }

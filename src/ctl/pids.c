@@ -4,10 +4,11 @@
  * group counts every thread of its subtree, kept up to date as tasks join, fork and exit (the core's migrate
  * calls). The kernel fails a fork that takes a group or an ancestor past
  * its pids.max with EAGAIN; user space cannot, so the core kills such a
- * child as soon as the kernel reports it (can_fork; cgfused(8) tells what
- * differs). */
+ * child as soon as the kernel reports it, if those who may write the limit
+ * could (can_fork's kill_as; cgfused(8) tells what differs). */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "core/task.h"
 #include "ctl/ctl.h"
@@ -93,20 +94,56 @@ static void pids_event(struct css *forking, struct css *over_limit)
 		css_pids(c)->max_events++;
 }
 
+static int pids_max_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes);
+
+/* Who may kill for css's limit: whoever may write its pids.max. Root
+ * alone (a file of root's, or one its owner may not write): any child;
+ * its owner alone: only children its owner could kill; a group or others
+ * too: none (one of them could not). */
+static uid_t limit_kill_as(struct css *css)
+{
+	const GPtrArray *files = css->cgroup->root->files;
+
+	for (guint i = 0; i < files->len; i++) {
+		const struct cg_file *f = g_ptr_array_index(files, i);
+		struct cg_iattr a;
+
+		if (f->cft->write != pids_max_write)
+			continue;
+		cgroup_iattr(css->cgroup, i, &a);
+		if (a.mode & (S_IWGRP | S_IWOTH))
+			return CG_KILL_AS_NONE;
+		return (a.mode & S_IWUSR) ? a.uid : CG_KILL_AS_ROOT;
+	}
+	return CG_KILL_AS_ROOT;
+}
+
 /* pids_try_charge(): one more task must keep the group and every ancestor
  * within its limit; the children being killed are not counted, as their
- * forks failed on the kernel. */
-static int pids_can_fork(struct css *css)
+ * forks failed on the kernel. The event is the innermost limit's; the kill
+ * is root's if any limit passed is, else the innermost's (cgfused(8)). */
+static int pids_can_fork(struct css *css, uid_t *kill_as)
 {
+	bool refused = false;
+
 	for (struct css *c = css; c->parent; c = c->parent) {
 		struct pids *p = css_pids(c);
+		uid_t as;
 
-		if (p->counter - p->dying + 1 > p->limit) {
+		if (p->counter - p->dying + 1 <= p->limit)
+			continue;
+		as = limit_kill_as(c);
+		if (!refused) {
 			pids_event(css, c);
-			return -EAGAIN;
+			*kill_as = as;
+			refused = true;
+		}
+		if (as == CG_KILL_AS_ROOT) {
+			*kill_as = as;
+			break;
 		}
 	}
-	return 0;
+	return refused ? -EAGAIN : 0;
 }
 
 static int pids_max_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)

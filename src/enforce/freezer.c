@@ -39,6 +39,7 @@ struct freezer_enforcer {
 	GArray *want;			/* struct frozen_want */
 	GHashTable *confirmed;		/* tid -> ino: told to the controller */
 	GHashTable *stopped;		/* this pass: tid -> ino, stopped for us */
+	GHashTable *slow, *slow_next;	/* tids wanted and not stopped at a publish */
 	struct freezer_stats st;
 	/* What cgfused.stat shows. */
 	GMutex shown_lock;		/* after the core lock */
@@ -239,6 +240,33 @@ static void note_stopped(void *data, pid_t tid, uint64_t ino)
 	g_hash_table_insert(data, GINT_TO_POINTER(tid), GSIZE_TO_POINTER(ino));
 }
 
+/* A thread waiting in vfork() for its child cannot stop before the child
+ * execs or exits; the kernel counts it frozen (wait_for_vfork_done() is a
+ * freezable sleep inside cgroup_enter_frozen()), and so is it here. Asked
+ * of a thread that was not stopped at the last publish either, so that a
+ * freeze's first pass reads nothing of threads about to stop. */
+static void note_vfork_waiters(struct freezer_enforcer *fe)
+{
+	struct kfacade *kf = fe->core->kf;
+	GHashTable *t;
+
+	for (guint i = 0; i < fe->want->len; i++) {
+		const struct frozen_want *w = &g_array_index(fe->want, struct frozen_want, i);
+		gpointer tid = GINT_TO_POINTER(w->tid);
+
+		if (g_hash_table_contains(fe->stopped, tid))
+			continue;
+		if (g_hash_table_contains(fe->slow, tid) &&
+		    kf->ops->task_in_vfork(kf, w->tid, &w->ident))
+			note_stopped(fe->stopped, w->tid, w->ident.ino);
+		g_hash_table_add(fe->slow_next, tid);
+	}
+	t = fe->slow;
+	fe->slow = fe->slow_next;
+	fe->slow_next = t;
+	g_hash_table_remove_all(fe->slow_next);
+}
+
 /* Tells the controller which threads stopped for it, and which no more
  * are (thawed, moved out, gone). */
 static void publish(struct freezer_enforcer *fe)
@@ -249,6 +277,7 @@ static void publish(struct freezer_enforcer *fe)
 
 	g_hash_table_remove_all(fe->stopped);
 	tracees_for_each_stopped(fe->tr, TRACEE_FROZEN, note_stopped, fe->stopped);
+	note_vfork_waiters(fe);
 	g_hash_table_iter_init(&iter, fe->confirmed);
 	while (g_hash_table_iter_next(&iter, &tid, &ino))
 		if (g_hash_table_lookup(fe->stopped, tid) != ino) {
@@ -353,6 +382,8 @@ struct freezer_enforcer *freezer_enforcer_new(struct cg_core *core, struct trace
 	fe->want = g_array_new(FALSE, FALSE, sizeof(struct frozen_want));
 	fe->confirmed = g_hash_table_new(NULL, NULL);
 	fe->stopped = g_hash_table_new(NULL, NULL);
+	fe->slow = g_hash_table_new(NULL, NULL);
+	fe->slow_next = g_hash_table_new(NULL, NULL);
 	g_mutex_init(&fe->shown_lock);
 	atomic_store(&fe->stale, true);	/* a restored state may freeze already */
 	fe->sub = (struct cg_subscriber){
@@ -371,6 +402,8 @@ void freezer_enforcer_free(struct freezer_enforcer *fe)
 	cg_unsubscribe(fe->core, &fe->sub);
 	g_hash_table_unref(fe->confirmed);
 	g_hash_table_unref(fe->stopped);
+	g_hash_table_unref(fe->slow);
+	g_hash_table_unref(fe->slow_next);
 	g_array_unref(fe->want);
 	g_mutex_clear(&fe->shown_lock);
 	kick_destroy(&fe->kick);

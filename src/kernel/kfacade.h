@@ -156,6 +156,10 @@ struct kfacade_ops {
 	int (*trace_freeze)(struct kfacade *kf, pid_t tid);
 	int (*trace_report)(struct kfacade *kf, struct trace_report *r);
 	int (*trace_thaw)(struct kfacade *kf, pid_t tid, int sig);
+	/* Whether the thread with this identity waits in vfork() for its
+	 * child to exec or exit (the kernel's wait_for_vfork_done(), a
+	 * freezable sleep that no ptrace stop ends). */
+	bool (*task_in_vfork)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
 
 	/* cpu.idle's lever (kfacade_sched.c): a thread's scheduling policy
 	 * (SCHED_OTHER, SCHED_IDLE ..., without SCHED_RESET_ON_FORK), and

@@ -455,6 +455,24 @@ static int linux_task_uids(struct kfacade *kf, pid_t tid, struct task_uids *uids
 	return ret;
 }
 
+/* Its wchan names where it sleeps: wait_for_vfork_done(), inlined into
+ * kernel_clone() (which sleeps nowhere else itself). Read by tid, then
+ * the identity checked: a thread still alive is the one that was read. */
+static bool linux_task_in_vfork(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	char path[64], *wchan = NULL;
+	bool waits;
+
+	if (tid <= 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/wchan", (int)tid);
+	if (!g_file_get_contents(path, &wchan, NULL, NULL))
+		return false;
+	waits = strcmp(wchan, "kernel_clone") == 0 || strcmp(wchan, "wait_for_vfork_done") == 0;
+	g_free(wchan);
+	return waits && linux_task_alive(kf, tid, id);
+}
+
 static const struct kfacade_ops linux_ops = {
 	.task_open = linux_task_open,
 	.task_close = linux_task_close,
@@ -486,6 +504,7 @@ static const struct kfacade_ops linux_ops = {
 	.trace_freeze = ktrace_freeze,
 	.trace_report = ktrace_report,
 	.trace_thaw = ktrace_thaw,
+	.task_in_vfork = linux_task_in_vfork,
 	.get_policy = ksched_get_policy,
 	.set_policy = ksched_set_policy,
 	.task_children = linux_task_children,

@@ -2,6 +2,8 @@
 /* Running the release agent. */
 #include "v1/release_agent.h"
 
+#include <stdatomic.h>
+
 #include "core/notify.h"
 #include "lib/failcount.h"
 
@@ -11,6 +13,9 @@ struct release_agent {
 	GAsyncQueue *due;		/* struct release *, then the stop mark */
 	GThread *thread;
 	struct failcount failed;	/* runs that could not start, in a row */
+	/* Agents started (cgfused.stat): in the order of the calls, so a
+	 * test that sees a later call's run knows every earlier one. */
+	_Atomic uint64_t runs;
 };
 
 /* One run: the agent and the group's path, copied under the core lock. */
@@ -45,6 +50,7 @@ static void run_agent(struct release_agent *ra, const struct release *r)
 		g_error_free(err);
 	} else {
 		failcount_ok(&ra->failed, "release_agent");
+		atomic_fetch_add(&ra->runs, 1);
 	}
 }
 
@@ -94,6 +100,14 @@ static void on_rmdir(void *data, struct cgroup *parent, const char *name)
 	check_for_release(data, parent);
 }
 
+static void on_stat(void *data, GString *out)
+{
+	struct release_agent *ra = data;
+
+	g_string_append_printf(out, "release_agent_runs %" G_GUINT64_FORMAT "\n",
+			       (guint64)atomic_load(&ra->runs));
+}
+
 struct release_agent *release_agent_new(struct cg_core *core)
 {
 	struct release_agent *ra = g_new0(struct release_agent, 1);
@@ -101,7 +115,7 @@ struct release_agent *release_agent_new(struct cg_core *core)
 	ra->core = core;
 	ra->due = g_async_queue_new();
 	ra->sub = (struct cg_subscriber){
-		.data = ra, .populated = on_populated, .rmdir = on_rmdir,
+		.data = ra, .populated = on_populated, .rmdir = on_rmdir, .stat = on_stat,
 	};
 	cg_subscribe(core, &ra->sub);
 	return ra;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/notify.h"
 #include "lib/kparse.h"
 #include "v2/v2.h"
 
@@ -94,11 +95,23 @@ static uint64_t freeze_read(struct css *css, const struct cftype *cft)
 	return css->cgroup->freeze;
 }
 
+static bool ancestor_freezes(const struct cgroup *cgrp)
+{
+	for (cgrp = cgrp->parent; cgrp; cgrp = cgrp->parent)
+		if (cgrp->freeze)
+			return true;
+	return false;
+}
+
 /* cgroup_freeze_write(): 0 or 1. The freezer's enforcer hears of the
  * write and stops (or lets go) the subtree's threads; a group freezes
- * while it or an ancestor has 1 here. */
+ * while it or an ancestor has 1 here. A change that an ancestor's freeze
+ * leaves without effect still wakes the group's cgroup.events pollers, as
+ * the kernel's cgroup_freeze() does ("no operations in progress"); a
+ * write of the value it has wakes nobody. */
 static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 {
+	struct cgroup *cgrp = ctx->css->cgroup;
 	int freeze, ret = kstrtoint(kstrstrip(buf), 0, &freeze);
 
 	(void)nbytes;
@@ -106,7 +119,13 @@ static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 		return ret;
 	if (freeze < 0 || freeze > 1)
 		return -ERANGE;
-	ctx->css->cgroup->freeze = freeze;
+	if (cgrp->freeze == (freeze == 1))
+		return 0;
+	cgrp->freeze = freeze;
+	if (ancestor_freezes(cgrp)) {
+		atomic_fetch_add(&cgrp->events_seq, 1);
+		cg_notify(cgrp->root->core, frozen, cgrp, atomic_load(&cgrp->frozen));
+	}
 	return 0;
 }
 

@@ -22,6 +22,7 @@ struct fake_thread {
 	bool traced_by_other;	/* by a debugger: cannot be traced */
 	bool stopped;		/* in a ptrace-stop */
 	bool stop_held;		/* in uninterruptible sleep: stops when let go */
+	bool in_vfork;		/* waits for its vfork child */
 	int pending_sig;	/* a signal on its way: its stop takes it */
 	int given_back;		/* the signal the last thaw gave back */
 };
@@ -160,6 +161,20 @@ static bool fake_task_alive(struct kfacade *kf, pid_t tid, const struct task_ide
 	alive = t && t->ino == id->ino;
 	g_mutex_unlock(&fk->lock);
 	return alive;
+}
+
+static bool fake_task_in_vfork(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+	bool waits;
+
+	count_sys_call(fk);
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	waits = t && t->ino == id->ino && t->in_vfork;
+	g_mutex_unlock(&fk->lock);
+	return waits;
 }
 
 static void exit_process_locked(struct fake_kf *fk, pid_t tgid);
@@ -615,6 +630,7 @@ static const struct kfacade_ops fake_ops = {
 	.task_events = fake_task_events,
 	.event_fd = fake_event_fd,
 	.task_alive = fake_task_alive,
+	.task_in_vfork = fake_task_in_vfork,
 	.task_kill = fake_task_kill,
 	.thread_ids = fake_thread_ids,
 	.all_tasks = fake_all_tasks,
@@ -1105,6 +1121,14 @@ void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged)
 	g_mutex_lock(&fk->lock);
 	thread_locked(fk, tid)->traced_by_other = debugged;
 	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_set_vfork(struct fake_kf *fk, pid_t tid, bool waits)
+{
+	g_mutex_lock(&fk->lock);
+	thread_locked(fk, tid)->in_vfork = waits;
+	g_mutex_unlock(&fk->lock);
+	fake_kf_hold_stop(fk, tid, waits);
 }
 
 void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held)

@@ -112,6 +112,9 @@ bool fake_kf_traced(struct fake_kf *fk, pid_t tid);
 void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged);
 /* While held, a freeze does not stop the thread; let go, it stops. */
 void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held);
+/* The thread waits in vfork() (->task_in_vfork), its stop held meanwhile;
+ * let go, it stops. */
+void fake_kf_set_vfork(struct fake_kf *fk, pid_t tid, bool waits);
 /* A signal on its way to the thread: its next stop takes it (a
  * signal-delivery-stop), and a thaw must give it back. */
 void fake_kf_send_signal(struct fake_kf *fk, pid_t tid, int sig);

@@ -311,6 +311,57 @@ static void test_dying_children(void)
 	env_teardown(&e);
 }
 
+/* pids.max's owner and mode, as root sets them (chown, chmod). */
+static void set_max_attr(struct env *e, uint64_t g, uid_t uid, mode_t mode)
+{
+	static const struct cg_cred root = { 0 };
+	struct cg_setattr req = { .valid = CG_ATTR_UID | CG_ATTR_MODE, .uid = uid, .mode = mode };
+
+	g_assert_cmpint(cg_setattr(e->core, g, file_index(e, g, "pids.max"), &req, &root), ==, 0);
+}
+
+/* A limit kills only what whoever may write pids.max could kill (kill(2):
+ * the writer's uid is the child's real or saved uid); a child spared is a
+ * member as any other, counted and listed. */
+static void test_kill_as_writer(void)
+{
+	static const struct task_uids root_ids = { 0 }, user_ids = { 1000, 1000, 1000, 1000 },
+				      setuid_ids = { 1000, 0, 1000, 0 };
+	static const struct {
+		uid_t owner;
+		mode_t mode;
+		const struct task_uids *child;
+		bool killed;
+	} rows[] = {
+		{ 0, 0644, &root_ids, true },		/* root's limit */
+		{ 1000, 0444, &root_ids, true },	/* only root may write it */
+		{ 1000, 0644, &root_ids, false },	/* the user's: not root's child */
+		{ 1000, 0644, &user_ids, true },	/* the user's own child */
+		{ 1000, 0644, &setuid_ids, true },	/* its real uid is the user's */
+		{ 1000, 0664, &user_ids, false },	/* a group may write it too */
+		{ 0, 0646, &user_ids, false },		/* anyone may write it */
+	};
+
+	for (unsigned i = 0; i < G_N_ELEMENTS(rows); i++) {
+		struct env e;
+		uint64_t g;
+
+		setup(&e);
+		g = limited_group(&e, "1");
+		set_max_attr(&e, g, rows[i].owner, rows[i].mode);
+		fake_kf_fork(e.fk, 100, 101, 100);
+		fake_kf_set_uids(e.fk, 101, rows[i].child);
+		settle(&e);
+		g_assert_cmpuint(nr_killed(&e), ==, rows[i].killed);
+		g_assert_cmpint(events(&e, g), ==, 1);
+		if (!rows[i].killed) {
+			g_assert_true(lists(&e, g, "tasks", 101));
+			g_assert_cmpint(num(&e, g, "pids.current"), ==, 2);
+		}
+		env_teardown(&e);
+	}
+}
+
 /* Organisational moves are never refused nor punished (the kernel's
  * can_attach charges past the limit); forks then are over it. */
 static void test_attach_past_limit(void)
@@ -362,6 +413,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/pids/hierarchical-limit", test_hierarchical_limit);
 	g_test_add_func("/pids/dying-children", test_dying_children);
 	g_test_add_func("/pids/attach-past-limit", test_attach_past_limit);
+	g_test_add_func("/pids/kill-as-writer", test_kill_as_writer);
 	g_test_add_func("/pids/orphans-not-killed", test_orphans_not_killed);
 	return g_test_run();
 }
