@@ -55,7 +55,7 @@ static double map_bucket(struct nice_bucket *b, double s, bool in_time)
 
 		m = CLAMP(m, 0, (double)b->nr);
 		/* A count a rounding error away from whole is whole: no flicker. */
-		b->nr_heavy = in_time && b->counted && fabs(m - round(m)) > 1e-9 ? m : round(m);
+		b->nr_heavy = in_time && b->counted && !b->raise_only && fabs(m - round(m)) > 1e-9 ? m : round(m);
 	}
 	return b->nr_heavy * nice_to_weight(heavy) +
 	       (b->nr - b->nr_heavy) * nice_to_weight(heavy + 1);

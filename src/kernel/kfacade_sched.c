@@ -4,6 +4,7 @@
 #include "kernel/kfacade_sched.h"
 
 #include <errno.h>
+#include <linux/capability.h>
 #include <sys/resource.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -77,27 +78,60 @@ static uid_t daemon_euid(void)
 	return euid;
 }
 
-/* The kernel's set_one_prio_perm(): root, or the target's real or
- * effective uid is our effective uid. Without it attach says EACCES, as
- * cgroup v1 does to a writer who may not move a task. */
+/* Whether the daemon holds CAP_SYS_NICE where the kernel looks for it:
+ * in the initial user namespace (sched_setattr() and setpriority() ask
+ * capable(), not ns_capable()), so a user namespace's root has it not.
+ * The initial namespace is the one whose uid_map maps every uid to
+ * itself. */
+static bool cap_sys_nice(void)
+{
+	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+	char *map = NULL, *nl;
+	unsigned inside, outside;
+	unsigned long len;
+	bool init_ns;
+
+	if (syscall(SYS_capget, &hdr, data) < 0 ||
+	    !(data[CAP_TO_INDEX(CAP_SYS_NICE)].effective & CAP_TO_MASK(CAP_SYS_NICE)))
+		return false;
+	if (!g_file_get_contents("/proc/self/uid_map", &map, NULL, NULL))
+		return false;
+	init_ns = sscanf(map, "%u %u %lu", &inside, &outside, &len) == 3 && inside == 0 &&
+		  outside == 0 && len == 4294967295UL && (!(nl = strchr(map, '\n')) || !nl[1]);
+	g_free(map);
+	return init_ns;
+}
+
+/* Asked once: the daemon never changes its credentials. */
+bool ksched_may_lower_nice(struct kfacade *kf)
+{
+	static gsize once;
+	static bool may;
+
+	(void)kf;
+	if (g_once_init_enter(&once)) {
+		may = cap_sys_nice();
+		g_once_init_leave(&once, 1);
+	}
+	return may;
+}
+
+/* The kernel's set_one_prio_perm(): CAP_SYS_NICE, or the target's real or
+ * effective uid is our effective uid (a user namespace's root: uid 0 as
+ * seen in it). Without it attach says EACCES, as cgroup v1 does to a
+ * writer who may not move a task. */
 int ksched_may_manage(struct kfacade *kf, pid_t tid)
 {
 	uid_t ruid, euid;
 	int ret;
 
-	(void)kf;
-	if (daemon_euid() == 0)
+	if (ksched_may_lower_nice(kf))
 		return 0;
 	ret = task_uids(tid, &ruid, &euid);
 	if (ret < 0)
 		return ret;
 	return ruid == daemon_euid() || euid == daemon_euid() ? 0 : -EACCES;
-}
-
-bool ksched_may_lower_nice(struct kfacade *kf)
-{
-	(void)kf;
-	return daemon_euid() == 0;
 }
 
 int ksched_get_nice(struct kfacade *kf, pid_t tid, int *nice)

@@ -386,7 +386,8 @@ static int fake_get_nice(struct kfacade *kf, pid_t tid, int *nice)
 	return 0;
 }
 
-/* As the kernel: unprivileged, nice may only go up. */
+/* As the kernel (can_nice()): unprivileged, nice may only go up, or down
+ * as far as 20 - the thread's RLIMIT_NICE. */
 static int fake_set_nice(struct kfacade *kf, pid_t tid, int nice)
 {
 	struct fake_kf *fk = to_fake(kf);
@@ -398,7 +399,7 @@ static int fake_set_nice(struct kfacade *kf, pid_t tid, int nice)
 	t = lookup_locked(fk, tid);
 	if (!t)
 		ret = -ESRCH;
-	else if (nice < t->nice && !fk->privileged)
+	else if (nice < t->nice && !fk->privileged && 20 - nice > t->nice_rlimit)
 		ret = -EPERM;
 	else
 		t->nice = nice;

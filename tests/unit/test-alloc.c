@@ -380,6 +380,62 @@ static void test_unprivileged_only_raises(void)
 	teardown(&e);
 }
 
+/* A daemon without CAP_SYS_NICE, and groups A (tid 100) and B (tid 200)
+ * whose threads have RLIMIT_NICE rlim. */
+static void setup_unprivileged(struct env *e, const struct group *g, int rlim)
+{
+	env_setup(e);
+	fake_kf_set_privileged(e->fk, false);
+	alloc = alloc_new(e->core);
+	make_groups(e, g, 2);
+	fake_kf_set_nice_rlimit(e->fk, 100, rlim);
+	fake_kf_set_nice_rlimit(e->fk, 200, rlim);
+}
+
+/* Without CAP_SYS_NICE, RLIMIT_NICE 20 (nice 0 to 19 both ways): the
+ * heavier group stays at the floor, the other is raised by the ratio, and
+ * when the shares are swapped the raised one comes back down. */
+static void test_unprivileged_rlimit_range(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+	const double want[] = { 2048.0 / 3072 * 100, 1024.0 / 3072 * 100 };
+	const double swapped[] = { want[1], want[0] };
+
+	setup_unprivileged(&e, g, 20);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 3);	/* 526: half of 1024 */
+	expect_shares(&e, g, 2, want, 1.5);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "1024");
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "2048");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 3);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 0);
+	expect_shares(&e, g, 2, swapped, 1.5);
+	/* Leaving its group, each gets its own nice back. */
+	wr_ok(&e, e.top[0], "cgroup.procs", "100");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	teardown(&e);
+}
+
+/* Without CAP_SYS_NICE, RLIMIT_NICE 25 (down to -5): the mapping is
+ * root's, as far as the limit goes. */
+static void test_unprivileged_rlimit_below_zero(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+
+	setup_unprivileged(&e, g, 25);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, weight_to_nice(2048));
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 0);
+	teardown(&e);
+}
+
 /* A user's thread gets no more priority than its owner could give it
  * (20 - RLIMIT_NICE), even from a privileged daemon; root's any (issue 13,
  * item 2). 4096 shares alone: weight 4096, nice -6. */
@@ -1635,6 +1691,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/own-nice-divides", test_own_nice_divides);
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
+	g_test_add_func("/alloc/unprivileged-rlimit-range", test_unprivileged_rlimit_range);
+	g_test_add_func("/alloc/unprivileged-rlimit-below-zero", test_unprivileged_rlimit_below_zero);
 	g_test_add_func("/alloc/owner-nice-limit", test_owner_nice_limit);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
 	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);
