@@ -290,18 +290,40 @@ static int64_t cpu_idle_read_s64(struct css *css, const struct cftype *cft)
 	return css_tg(css)->idle;
 }
 
+/* Without CAP_SYS_NICE the kernel gives a thread SCHED_OTHER back from
+ * SCHED_IDLE only within its RLIMIT_NICE (can_nice()), which no thread
+ * yet to join the group can be held to: cgfused could not take idle back,
+ * so it refuses to give it (the log says why, once). */
+static int may_idle(struct css *css)
+{
+	static gsize said;
+	struct kfacade *kf = css_kfacade(css);
+
+	if (kf->ops->may_lower_nice(kf))
+		return 0;
+	if (g_once_init_enter(&said)) {
+		g_message("cpu.idle 1 refused (EPERM): without CAP_SYS_NICE cgfused could "
+			  "not give SCHED_IDLE threads their policy back; see cgfused(8)");
+		g_once_init_leave(&said, 1);
+	}
+	return -EPERM;
+}
+
 /* sched_group_set_idle(): an idle group weighs WEIGHT_IDLEPRIO (3), and
  * leaving idle gives the default weight back (not the one before); the
  * idle enforcer (src/enforce/idle.c) makes its threads SCHED_IDLE. */
 static int cpu_idle_write_s64(struct css *css, const struct cftype *cft, int64_t idle)
 {
 	struct task_group *tg = css_tg(css);
+	int ret;
 
 	(void)cft;
 	if (!css->parent || idle < 0 || idle > 1)
 		return -EINVAL;
 	if (tg->idle == idle)
 		return 0;
+	if (idle && (ret = may_idle(css)) < 0)
+		return ret;
 	tg->idle = idle;
 	tg->shares = (idle ? WEIGHT_IDLEPRIO : 1024ULL) << SCHED_FIXEDPOINT_SHIFT;
 	return 0;

@@ -387,6 +387,24 @@ static void test_cpu_idle_shares(void)
 	env_teardown(&e);
 }
 
+/* Without CAP_SYS_NICE cpu.idle 1 is refused (EPERM), the group as it
+ * was; 0 stays writable. */
+static void test_cpu_idle_unprivileged(void)
+{
+	struct env e;
+	uint64_t c;
+
+	env_setup(&e);
+	fake_kf_set_privileged(e.fk, false);
+	c = mkdir_ok(&e, e.top[0], "c");
+	wr_ok(&e, c, "cpu.shares", "2048");
+	g_assert_cmpint(wr(&e, c, "cpu.idle", "1"), ==, -EPERM);
+	assert_content(&e, c, "cpu.idle", "0\n");
+	assert_content(&e, c, "cpu.shares", "2048\n");
+	wr_ok(&e, c, "cpu.idle", "0");
+	env_teardown(&e);
+}
+
 /* ---- the core's files --------------------------------------------------- */
 
 /* notify_on_release and cgroup.clone_children: u64, any non-zero is 1. */
@@ -916,6 +934,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/cpu/cfs-hierarchy-large-quota", test_cpu_cfs_hierarchy_large_quota);
 	g_test_add_func("/cpu/stat", test_cpu_stat);
 	g_test_add_func("/cpu/idle-shares", test_cpu_idle_shares);
+	g_test_add_func("/cpu/idle-unprivileged", test_cpu_idle_unprivileged);
 	g_test_add_func("/core/flag-files", test_flag_files);
 	g_test_add_func("/core/flag-inheritance", test_flag_inheritance);
 	g_test_add_func("/core/release-agent", test_release_agent);
