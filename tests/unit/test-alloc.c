@@ -421,6 +421,23 @@ static void test_unprivileged_rlimit_range(void)
 	teardown(&e);
 }
 
+/* Without CAP_SYS_NICE and RLIMIT_NICE 0 every raise is for good: the
+ * heavier group keeps its own nice 0 (not 1, although 1 and 4 would round
+ * closer to 2:1), the other is raised by the ratio. */
+static void test_unprivileged_heaviest_stays(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+
+	setup_unprivileged(&e, g, 0);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	for (int i = 0; i < 3; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 3);
+	teardown(&e);
+}
+
 /* Without CAP_SYS_NICE, RLIMIT_NICE 25 (down to -5): the mapping is
  * root's, as far as the limit goes. */
 static void test_unprivileged_rlimit_below_zero(void)
@@ -1692,6 +1709,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
 	g_test_add_func("/alloc/unprivileged-rlimit-range", test_unprivileged_rlimit_range);
+	g_test_add_func("/alloc/unprivileged-heaviest-stays", test_unprivileged_heaviest_stays);
 	g_test_add_func("/alloc/unprivileged-rlimit-below-zero", test_unprivileged_rlimit_below_zero);
 	g_test_add_func("/alloc/owner-nice-limit", test_owner_nice_limit);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
