@@ -4,6 +4,7 @@
 #include "kernel/kfacade_sched.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/capability.h>
 #include <sys/resource.h>
 #include <fcntl.h>
@@ -48,17 +49,20 @@ uint64_t ksched_boottime_ns(struct kfacade *kf)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-/* The real and effective uid of a thread, from /proc/TID/status. */
-static int task_uids(pid_t tid, uid_t *ruid, uid_t *euid)
+/* The real and effective uid of a thread and its permitted capabilities,
+ * from /proc/TID/status. */
+static int task_creds(pid_t tid, uid_t *ruid, uid_t *euid, uint64_t *permitted)
 {
-	char path[64], *data = NULL, *line;
+	char path[64], *data = NULL, *line, *caps;
 	int ret = -ESRCH;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", tid);
 	if (!g_file_get_contents(path, &data, NULL, NULL))
 		return -ESRCH;
 	line = strstr(data, "\nUid:");
-	if (line && sscanf(line, "\nUid: %u %u", ruid, euid) == 2)
+	caps = strstr(data, "\nCapPrm:");
+	if (line && sscanf(line, "\nUid: %u %u", ruid, euid) == 2 && caps &&
+	    sscanf(caps, "\nCapPrm: %" SCNx64, permitted) == 1)
 		ret = 0;
 	g_free(data);
 	return ret;
@@ -78,23 +82,23 @@ static uid_t daemon_euid(void)
 	return euid;
 }
 
-/* Whether the daemon holds CAP_SYS_NICE where the kernel looks for it:
- * in the initial user namespace (sched_setattr() and setpriority() ask
- * capable(), not ns_capable()), so a user namespace's root has it not.
- * The initial namespace is the one whose uid_map maps every uid to
- * itself. */
-static bool cap_sys_nice(void)
+/* The daemon's credentials, which it never changes: asked once. */
+struct daemon_creds {
+	uint64_t permitted;		/* its permitted capabilities */
+	/* CAP_SYS_NICE where the kernel looks for it: in the initial user
+	 * namespace (sched_setattr() and setpriority() ask capable(), not
+	 * ns_capable()), so a user namespace's root has it not. The initial
+	 * namespace is the one whose uid_map maps every uid to itself. */
+	bool sys_nice;
+};
+
+static bool in_initial_userns(void)
 {
-	struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
 	char *map = NULL, *nl;
 	unsigned inside, outside;
 	unsigned long len;
 	bool init_ns;
 
-	if (syscall(SYS_capget, &hdr, data) < 0 ||
-	    !(data[CAP_TO_INDEX(CAP_SYS_NICE)].effective & CAP_TO_MASK(CAP_SYS_NICE)))
-		return false;
 	if (!g_file_get_contents("/proc/self/uid_map", &map, NULL, NULL))
 		return false;
 	init_ns = sscanf(map, "%u %u %lu", &inside, &outside, &len) == 3 && inside == 0 &&
@@ -103,35 +107,51 @@ static bool cap_sys_nice(void)
 	return init_ns;
 }
 
-/* Asked once: the daemon never changes its credentials. */
-bool ksched_may_lower_nice(struct kfacade *kf)
+static const struct daemon_creds *daemon_creds(void)
 {
 	static gsize once;
-	static bool may;
+	static struct daemon_creds c;
 
-	(void)kf;
 	if (g_once_init_enter(&once)) {
-		may = cap_sys_nice();
+		struct __user_cap_header_struct hdr = { _LINUX_CAPABILITY_VERSION_3, 0 };
+		struct __user_cap_data_struct data[_LINUX_CAPABILITY_U32S_3] = { { 0 } };
+
+		if (syscall(SYS_capget, &hdr, data) == 0) {
+			c.permitted = data[0].permitted | (uint64_t)data[1].permitted << 32;
+			c.sys_nice = data[CAP_TO_INDEX(CAP_SYS_NICE)].effective &
+				     CAP_TO_MASK(CAP_SYS_NICE) && in_initial_userns();
+		}
 		g_once_init_leave(&once, 1);
 	}
-	return may;
+	return &c;
 }
 
-/* The kernel's set_one_prio_perm(): CAP_SYS_NICE, or the target's real or
- * effective uid is our effective uid (a user namespace's root: uid 0 as
- * seen in it). Without it attach says EACCES, as cgroup v1 does to a
- * writer who may not move a task. */
+bool ksched_may_lower_nice(struct kfacade *kf)
+{
+	(void)kf;
+	return daemon_creds()->sys_nice;
+}
+
+/* Without CAP_SYS_NICE: the kernel's set_one_prio_perm() (the target's
+ * real or effective uid is our effective uid: a user namespace's root
+ * sees its own as 0) and cap_safe_nice() (the target's permitted
+ * capabilities are a subset of ours: root without CAP_SYS_NICE may not
+ * renice a root task that has it). Without them attach says EACCES, as
+ * cgroup v1 does to a writer who may not move a task. */
 int ksched_may_manage(struct kfacade *kf, pid_t tid)
 {
 	uid_t ruid, euid;
+	uint64_t permitted;
 	int ret;
 
 	if (ksched_may_lower_nice(kf))
 		return 0;
-	ret = task_uids(tid, &ruid, &euid);
+	ret = task_creds(tid, &ruid, &euid, &permitted);
 	if (ret < 0)
 		return ret;
-	return ruid == daemon_euid() || euid == daemon_euid() ? 0 : -EACCES;
+	if (ruid != daemon_euid() && euid != daemon_euid())
+		return -EACCES;
+	return (permitted & ~daemon_creds()->permitted) ? -EACCES : 0;
 }
 
 int ksched_get_nice(struct kfacade *kf, pid_t tid, int *nice)
