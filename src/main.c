@@ -45,6 +45,7 @@ struct cgfused_config {
 	/* v1's own options, given: refused with -o unified. */
 	const char *v1_option;
 	int default_permissions;
+	int allow_other;	/* given: libfuse's, checked first */
 	char *mountpoint;	/* the last non-option argument */
 	char *source;		/* mount.fuse3's first one, when there are two */
 	int extra_args;		/* non-option arguments past those two */
@@ -115,6 +116,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	 * libfuse's to refuse, but for -o unified, which says why. */
 	if (key == FUSE_OPT_KEY_OPT && g_str_has_prefix(arg, "release_agent="))
 		conf->v1_option = conf->v1_option ? conf->v1_option : "release_agent";
+	if (key == FUSE_OPT_KEY_OPT && strcmp(arg, "allow_other") == 0)
+		conf->allow_other = 1;	/* kept for libfuse */
 	if (key == FUSE_OPT_KEY_OPT && g_str_has_prefix(arg, "controllers=")) {
 		g_string_assign(conf->controllers, arg + strlen("controllers="));
 		conf->v1_option = conf->v1_option ? conf->v1_option : "controllers";
@@ -401,6 +404,8 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (conf.mountpoint && fuse_opt_add_arg(&args, conf.mountpoint) != 0)
+		goto out;
+	if (!conf.help && conf.allow_other && mountpoint_check_allow_other() < 0)
 		goto out;
 	if (!conf.help && conf.mountpoint && mountpoint_prepare(conf.mountpoint, &created) < 0)
 		goto out;

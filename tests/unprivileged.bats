@@ -124,6 +124,21 @@ nice_range own 19"
 	assert_output "$mine"
 }
 
+@test "as nobody, -o allow_other without user_allow_other in /etc/fuse.conf: one line saying so, no mount" {
+	chmod 755 "$CG_TMP"
+	chown 65534:65534 "$MNT"
+	run --separate-stderr setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CGFUSED" -f -o allow_other,state=none "$MNT" 3>&-
+	if grep -qx '[[:space:]]*user_allow_other[[:space:]]*' /etc/fuse.conf; then
+		[[ $stderr != *"has no user_allow_other line"* ]]	# a machine that allows it
+		return
+	fi
+	assert_failure 1
+	[ "${#stderr_lines[@]}" -eq 1 ] || { printf 'stderr: %s\n' "${stderr_lines[@]}"; false; }
+	[[ $stderr == "cgfused: -o allow_other: /etc/fuse.conf has no user_allow_other line, "* ]]
+	refute cg_is_mounted "$MNT"
+}
+
 # ---- a plain user, a user namespace's root --------------------------------------
 #
 # The newcomer's flow (newcomer_flow, run by the user the daemon runs as):
