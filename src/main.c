@@ -146,6 +146,11 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 
 static void usage(const char *prog)
 {
+	char *conf = conf_default_path(CONF_DEFAULT_PATH);
+	char *rules = conf_default_path(CGRULES_DEFAULT_PATH);
+	char *state = geteuid() == 0 ? g_strdup(STATE_DIR)
+				     : g_build_filename(g_get_user_state_dir(), "cgfused", NULL);
+
 	printf("usage: %s [options] MOUNTPOINT\n"
 	       "       mount -t fuse.cgfused cgfused MOUNTPOINT [-o options]\n\n"
 	       "cgfused options:\n"
@@ -168,8 +173,11 @@ static void usage(const char *prog)
 	       "    -o max_depth=N         no group deeper than N below a hierarchy's root\n"
 	       "                           (default %u; mkdir past it: EAGAIN)\n"
 	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
-	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CONF_DEFAULT_PATH, CGRULES_DEFAULT_PATH,
-	       CG_MAX_DEPTH_DEFAULT, CG_MAX_DESCENDANTS_DEFAULT);
+	       prog, DEFAULT_CONTROLLERS, state, conf, rules, CG_MAX_DEPTH_DEFAULT,
+	       CG_MAX_DESCENDANTS_DEFAULT);
+	g_free(conf);
+	g_free(rules);
+	g_free(state);
 }
 
 /* "cpu,cpuacct:cpuset" -> one bit mask of controllers per hierarchy. */

@@ -192,37 +192,74 @@ export_flow() {
 	export -f newcomer_flow cg_poll_until cg_write cg_wait_mounted
 }
 
-@test "as nobody: mounts on a directory it owns, and a newcomer's flow works or is refused as documented" {
-	# A plain user mounts through fusermount3, which libfuse tries only
-	# after mount(2) failed: it must open /dev/fuse first (0666 on most
-	# systems). Here it is 0600: a node every user may open, in a mount
-	# namespace of the test's own, stands for it. Tracking tasks without
-	# CAP_NET_ADMIN is the task-watch source's (branch watch): until then
-	# the daemon gets CAP_NET_ADMIN alone, which changes nothing else.
+# as_nobody_mounted FLOW [cgfused options...]: runs cgfused as nobody on
+# $MNT (which nobody owns), then the exported function FLOW as nobody,
+# unmounts, and prints what FLOW printed. A plain user mounts through
+# fusermount3, which libfuse tries only after mount(2) failed: it must open
+# /dev/fuse first (0666 on most systems). Here it is 0600: a node every
+# user may open, in a mount namespace of the test's own, stands for it.
+# Tracking tasks without CAP_NET_ADMIN is the task-watch source's (branch
+# watch): until then the daemon gets CAP_NET_ADMIN alone, which changes
+# nothing else.
+as_nobody_mounted() {
 	chmod 755 "$CG_TMP"
 	chown 65534:65534 "$MNT"
 	mknod -m 666 "$CG_TMP/fuse" c 10 229
-	PIDFILE=$CG_TMP/helpers.pid OTHER=$$	# the test's shell: root's
+	PIDFILE=$CG_TMP/helpers.pid
 	install -m 666 /dev/null "$PIDFILE"
 	# An interpreter nobody may run: a version manager's under /root is not.
 	CG_PYTHON=/usr/bin/python3
 	export_flow
-	run unshare -m --propagation private bash -c '
+	unshare -m --propagation private bash -c '
+flow=$1
+shift
 mount --bind "$CG_TMP/fuse" /dev/fuse
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+net_admin \
-	--ambient-caps=+net_admin "$CGFUSED" -f -o state=none,config=none,rules=none \
-	"$MNT" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
+	--ambient-caps=+net_admin "$CGFUSED" -f "$@" "$MNT" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
 echo $! >"$CG_TMP/daemon.pid"
 as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@" 3>&-; }
 # Without allow_other only the mounting user may look into it, root too.
 as_nobody bash -c "cg_wait_mounted $MNT $!" >&2 || exit 1
-as_nobody bash -c newcomer_flow
+as_nobody bash -c "$flow"
 st=$?
 fusermount3 -u "$MNT" || fusermount3 -uz "$MNT"
 wait
-exit $st'
+exit $st' _ "$@"
+}
+
+@test "as nobody: mounts on a directory it owns, and a newcomer's flow works or is refused as documented" {
+	OTHER=$$	# the test's shell: root's
+	run as_nobody_mounted newcomer_flow -o state=none,config=none,rules=none
 	assert_success
 	assert_output "${newcomer_expected/@PID@/$(head -1 "$CG_TMP/helpers.pid")}"
+}
+
+# The defaults flow: the config's group, the rules' placing of a process
+# that execs, the state file.
+defaults_flow() {
+	set -e
+	cat "$MNT/build/cpu.shares"
+	(cd / && exec sleep 1000) >/dev/null 2>&1 3>&- &
+	echo $! >>"$PIDFILE"
+	cg_poll_until grep -qx $! "$MNT/build/tasks"	# with nobody's others
+	echo "placed by the rules"
+	ls "$XDG_STATE_HOME/cgfused" | grep '\.state$'
+}
+
+@test "as nobody: config and rules default to \$XDG_CONFIG_HOME/cgfused/, the state to \$XDG_STATE_HOME/cgfused/" {
+	export XDG_CONFIG_HOME=$CG_TMP/config XDG_STATE_HOME=$CG_TMP/state
+	mkdir -p "$XDG_CONFIG_HOME/cgfused" "$XDG_STATE_HOME"
+	printf '[/build]\ncpu.shares = 512\n' >"$XDG_CONFIG_HOME/cgfused/cgfused.conf"
+	printf 'nobody cpu /build\n' >"$XDG_CONFIG_HOME/cgfused/cgfused.rules"
+	chown -R 65534:65534 "$XDG_CONFIG_HOME" "$XDG_STATE_HOME"
+	export -f defaults_flow
+	run as_nobody_mounted defaults_flow
+	assert_success
+	local state=${MNT:1}
+	state=${state//-/%2D}
+	assert_output "512
+placed by the rules
+${state//\//-}.state"
 }
 
 @test "as a user namespace's root: a newcomer's flow works or is refused as documented" {

@@ -57,16 +57,34 @@ static bool load_rules(struct conf_daemon *cd, struct cgrules **rules, GError **
 	return *rules != NULL;
 }
 
+/* The default of a file: root's in /etc (sys), a user's under its XDG
+ * config directory (~/.config/cgfused/), as its state is under its XDG
+ * state directory (state_default_path()). */
+char *conf_default_path(const char *sys)
+{
+	if (geteuid() == 0)
+		return g_strdup(sys);
+	return g_build_filename(g_get_user_config_dir(), "cgfused", strrchr(sys, '/') + 1, NULL);
+}
+
 /* opt's file, absolute (a daemon's working directory is / after its
  * fork), or NULL for none; false and err for an empty name. */
-static bool file_opt(const char *opt, const char *key, const char *def, char **path, GError **err)
+static bool file_opt(const char *opt, const char *key, const char *sys, char **path, GError **err)
 {
+	char *def;
+
 	if (opt && !*opt) {
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 			    "%s= needs a file name (or none)", key);
 		return false;
 	}
-	*path = opt && strcmp(opt, "none") == 0 ? NULL : g_canonicalize_filename(opt ? opt : def, NULL);
+	if (opt && strcmp(opt, "none") == 0) {
+		*path = NULL;
+		return true;
+	}
+	def = opt ? NULL : conf_default_path(sys);
+	*path = g_canonicalize_filename(opt ? opt : def, NULL);
+	g_free(def);
 	return true;
 }
 
