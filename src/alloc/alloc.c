@@ -894,9 +894,14 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 /* The lowest nice the mapping may give a thread: what its owner could set
  * (unprivileged: what the daemon can set), or its own if lower. Where
  * that is its own and RLIMIT_NICE does not reach it, its nice only goes
- * up (raise_only). */
-static int floor_nice(const struct task_sched *s)
+ * up (raise_only): the nice it has now, which cannot come down, bounds
+ * the mapping, so that the others are raised to keep the ratios (a group
+ * whose threads were raised while another had few must not stay behind
+ * when the other grows). */
+static int floor_nice(const struct allocator *a, const struct task_sched *s)
 {
+	if (raise_only(a, s) && s->nice != NICE_UNKNOWN)
+		return MAX(s->orig_nice, s->nice);
 	return MIN(s->orig_nice, s->owner_floor);
 }
 
@@ -970,7 +975,7 @@ static void bucket_tasks(struct allocator *a, bool full)
 		ref = &g_array_index(refs, struct bucket_ref, r);
 		b = &g_array_index(ag->buckets, struct nice_bucket, ref->bucket);
 		b->nr++;
-		b->min_nice = MAX(b->min_nice, floor_nice(s));
+		b->min_nice = MAX(b->min_nice, floor_nice(a, s));
 		b->raise_only |= raise_only(a, s);
 		if (k.runnable)
 			ag->weight += k.weight;
@@ -1399,7 +1404,7 @@ static void sweep_nice(struct allocator *a, struct task_sched *s)
 		g->sweep_debt = 0;
 	}
 	aim = MAX(alloc_task_weight(&a->groups, s) - g->sweep_debt, 1e-9);
-	apply_nice(a, s, nice_map_one(aim, floor_nice(s), scale));
+	apply_nice(a, s, nice_map_one(aim, floor_nice(a, s), scale));
 	if (s->nice != NICE_UNKNOWN)
 		g->sweep_debt = nice_to_weight(s->nice) / scale - aim;
 }

@@ -438,6 +438,34 @@ static void test_unprivileged_heaviest_stays(void)
 	teardown(&e);
 }
 
+/* Without CAP_SYS_NICE and RLIMIT_NICE 0: A's 4 threads are raised while
+ * B has 1 thread, for good; when B grows to 20, B's are raised to match
+ * (equal shares: half each), not left heavier than A's. */
+static void test_unprivileged_raised_bound(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 4, 4 }, { "B", 200, 20, 20 } };
+	const struct group first[] = { g[0], { "B", 200, 1, 1 } };
+	const double want[] = { 50, 50 };
+
+	env_setup(&e);
+	fake_kf_set_privileged(e.fk, false);
+	alloc = alloc_new(e.core);
+	make_groups(&e, first, 2);
+	for (int i = 0; i < 3; i++)
+		run_period(&e, first, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), >, 0);	/* raised for good */
+	for (pid_t tid = 201; tid < 220; tid++) {
+		char pid[16];
+
+		fake_kf_add_process(e.fk, tid, 1);
+		snprintf(pid, sizeof(pid), "%d", tid);
+		wr_ok(&e, group_id(&e, "B"), "cgroup.procs", pid);
+	}
+	expect_shares(&e, g, 2, want, 3);
+	teardown(&e);
+}
+
 /* Without CAP_SYS_NICE, RLIMIT_NICE 25 (down to -5): the mapping is
  * root's, as far as the limit goes. */
 static void test_unprivileged_rlimit_below_zero(void)
@@ -1710,6 +1738,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
 	g_test_add_func("/alloc/unprivileged-rlimit-range", test_unprivileged_rlimit_range);
 	g_test_add_func("/alloc/unprivileged-heaviest-stays", test_unprivileged_heaviest_stays);
+	g_test_add_func("/alloc/unprivileged-raised-bound", test_unprivileged_raised_bound);
 	g_test_add_func("/alloc/unprivileged-rlimit-below-zero", test_unprivileged_rlimit_below_zero);
 	g_test_add_func("/alloc/owner-nice-limit", test_owner_nice_limit);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
