@@ -40,8 +40,8 @@ nice_of() {
 
 # NOSYSNICE: root without CAP_SYS_NICE, for the daemon and for the tasks it
 # may manage (the kernel's cap_safe_nice(): only a task whose capabilities
-# are a subset of the daemon's).
-NOSYSNICE=(setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
+# are a subset of the daemon's), with RLIMIT_NICE 0 whatever the caller's.
+NOSYSNICE=(prlimit --nice=0 setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
 
 # busy_on_cpu0 VAR: a busy loop of root without CAP_SYS_NICE held to CPU 0,
 # its PID in VAR.
@@ -49,6 +49,17 @@ busy_on_cpu0() {
 	"${NOSYSNICE[@]}" taskset -c 0 "$CG_PYTHON" -c 'while True: pass' >/dev/null 2>&1 3>&- &
 	CG_HELPERS+=("$!")
 	printf -v "$1" %s "$!"
+}
+
+# groups_2_to_1: groups A (2048 shares) and B (1024), a busy loop on CPU 0
+# in each, their PIDs in the caller's a and b.
+groups_2_to_1() {
+	mkdir A B
+	echo 2048 >A/cpu.shares
+	busy_on_cpu0 a
+	busy_on_cpu0 b
+	echo "$a" >A/tasks
+	echo "$b" >B/tasks
 }
 
 # split_near RATIO A B: over one second, A ran between 0.85 and 1.15 times
@@ -77,12 +88,7 @@ nice_range own 19"
 @test "as root without CAP_SYS_NICE: shares 2048:1024 split one CPU 2:1, the heavier at its own nice" {
 	local a b
 	nosysnice_mount
-	mkdir A B
-	echo 2048 >A/cpu.shares
-	busy_on_cpu0 a
-	busy_on_cpu0 b
-	echo "$a" >A/tasks
-	echo "$b" >B/tasks
+	groups_2_to_1
 	# The heavier keeps nice 0 (1024), the other is raised to 3 (526).
 	cg_poll_until -x 0 nice_of "$a"
 	cg_poll_until -x 3 nice_of "$b"
