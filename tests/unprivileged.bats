@@ -83,6 +83,8 @@ nice_range own 19"
 	run grep -c "no CAP_SYS_NICE and RLIMIT_NICE 0: nice values can only be raised" \
 		"$CG_TMP/cgfused.log"
 	assert_output 1
+	run "$CGFUSED_TOOLS/cgfused-top" --mount "$MNT" -b -n 1
+	assert_line --index 0 --partial "; without CAP_SYS_NICE: nice only raised; heap "
 }
 
 @test "as root without CAP_SYS_NICE: shares 2048:1024 split one CPU 2:1, the heavier at its own nice" {
