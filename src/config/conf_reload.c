@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -59,12 +60,21 @@ static bool load_rules(struct conf_daemon *cd, struct cgrules **rules, GError **
 
 /* The default of a file: root's in /etc (sys), a user's under its XDG
  * config directory (~/.config/cgfused/), as its state is under its XDG
- * state directory (state_default_path()). */
+ * state directory (state_default_path()). Its home is its passwd entry's,
+ * not an inherited $HOME (setpriv, su without -l keep root's). */
 char *conf_default_path(const char *sys)
 {
+	const char *xdg = g_getenv("XDG_CONFIG_HOME");
+	const char *name = strrchr(sys, '/') + 1;
+	struct passwd *pw;
+
 	if (geteuid() == 0)
 		return g_strdup(sys);
-	return g_build_filename(g_get_user_config_dir(), "cgfused", strrchr(sys, '/') + 1, NULL);
+	if (xdg && g_path_is_absolute(xdg))
+		return g_build_filename(xdg, "cgfused", name, NULL);
+	pw = getpwuid(geteuid());
+	return g_build_filename(pw && pw->pw_dir ? pw->pw_dir : "/nonexistent", ".config",
+				"cgfused", name, NULL);
 }
 
 /* opt's file, absolute (a daemon's working directory is / after its
