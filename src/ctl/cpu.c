@@ -204,6 +204,8 @@ static int tg_set_cfs_bandwidth(struct task_group *tg, uint64_t period, uint64_t
 		return -EINVAL;
 	if (quota != RUNTIME_INF && (burst > quota || burst + quota > MAX_CFS_RUNTIME))
 		return -EINVAL;
+	if (quota != RUNTIME_INF && (ret = css_may_trace(&tg->css, "a CPU quota")) < 0)
+		return ret;
 	while (top->parent)
 		top = top->parent;
 	/* On the default hierarchy a child may ask for more than its parent
@@ -301,12 +303,8 @@ static int may_idle(struct css *css)
 
 	if (kf->ops->may_lower_nice(kf))
 		return 0;
-	if (g_once_init_enter(&said)) {
-		g_message("cpu.idle 1 refused (EPERM): without CAP_SYS_NICE cgfused could "
-			  "not give SCHED_IDLE threads their policy back; see cgfused(8)");
-		g_once_init_leave(&said, 1);
-	}
-	return -EPERM;
+	return cg_refuse_once(&said, "cpu.idle 1", "without CAP_SYS_NICE cgfused could not "
+			      "give SCHED_IDLE threads their policy back");
 }
 
 /* sched_group_set_idle(): an idle group weighs WEIGHT_IDLEPRIO (3), and

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -84,7 +85,7 @@ static uid_t daemon_euid(void)
 
 /* The daemon's credentials, which it never changes: asked once. */
 struct daemon_creds {
-	uint64_t permitted;		/* its permitted capabilities */
+	uint64_t permitted, effective;	/* its capabilities */
 	/* CAP_SYS_NICE where the kernel looks for it: in the initial user
 	 * namespace (sched_setattr() and setpriority() ask capable(), not
 	 * ns_capable()), so a user namespace's root has it not. The initial
@@ -118,6 +119,7 @@ static const struct daemon_creds *daemon_creds(void)
 
 		if (syscall(SYS_capget, &hdr, data) == 0) {
 			c.permitted = data[0].permitted | (uint64_t)data[1].permitted << 32;
+			c.effective = data[0].effective | (uint64_t)data[1].effective << 32;
 			c.sys_nice = data[CAP_TO_INDEX(CAP_SYS_NICE)].effective &
 				     CAP_TO_MASK(CAP_SYS_NICE) && in_initial_userns();
 		}
@@ -130,6 +132,37 @@ bool ksched_may_lower_nice(struct kfacade *kf)
 {
 	(void)kf;
 	return daemon_creds()->sys_nice;
+}
+
+/* The Yama LSM's ptrace_scope: 0 (classic: a user traces its own tasks)
+ * where there is no Yama; 1 only descendants, 2 only with CAP_SYS_PTRACE,
+ * 3 none. */
+static int yama_ptrace_scope(void)
+{
+	char *text = NULL;
+	int scope = 0;
+
+	if (g_file_get_contents("/proc/sys/kernel/yama/ptrace_scope", &text, NULL, NULL))
+		scope = atoi(text);
+	g_free(text);
+	return scope;
+}
+
+/* Whether it may trace the tasks it may manage (kfacade.h), asked once. */
+bool ksched_may_trace(struct kfacade *kf)
+{
+	static gsize once;
+	static bool may;
+
+	(void)kf;
+	if (g_once_init_enter(&once)) {
+		int scope = yama_ptrace_scope();
+		bool cap = daemon_creds()->effective & (1ULL << CAP_SYS_PTRACE);
+
+		may = scope == 0 || (scope < 3 && cap);
+		g_once_init_leave(&once, 1);
+	}
+	return may;
 }
 
 /* Without CAP_SYS_NICE: the kernel's set_one_prio_perm() (the target's

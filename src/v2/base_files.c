@@ -106,6 +106,8 @@ static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 		return ret;
 	if (freeze < 0 || freeze > 1)
 		return -ERANGE;
+	if (freeze && css_may_trace(ctx->css, "cgroup.freeze 1") < 0)
+		return -EPERM;
 	ctx->css->cgroup->freeze = freeze;
 	return 0;
 }
