@@ -47,6 +47,7 @@ struct cgfused_config {
 	/* v1's own options, given: refused with -o unified. */
 	const char *v1_option;
 	int default_permissions;
+	int allow_other;	/* given: libfuse's, checked first */
 	char *mountpoint;	/* the last non-option argument */
 	char *source;		/* mount.fuse3's first one, when there are two */
 	int extra_args;		/* non-option arguments past those two */
@@ -128,6 +129,8 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 	 * libfuse's to refuse, but for -o unified, which says why. */
 	if (key == FUSE_OPT_KEY_OPT && g_str_has_prefix(arg, "release_agent="))
 		conf->v1_option = conf->v1_option ? conf->v1_option : "release_agent";
+	if (key == FUSE_OPT_KEY_OPT && strcmp(arg, "allow_other") == 0)
+		conf->allow_other = 1;	/* kept for libfuse */
 	if (key == FUSE_OPT_KEY_OPT && g_str_has_prefix(arg, "controllers=")) {
 		g_string_assign(conf->controllers, arg + strlen("controllers="));
 		conf->v1_option = conf->v1_option ? conf->v1_option : "controllers";
@@ -156,6 +159,11 @@ static int opt_proc(void *data, const char *arg, int key, struct fuse_args *outa
 
 static void usage(const char *prog)
 {
+	char *conf = conf_default_path(CONF_DEFAULT_PATH);
+	char *rules = conf_default_path(CGRULES_DEFAULT_PATH);
+	char *state = geteuid() == 0 ? g_strdup(STATE_DIR)
+				     : g_build_filename(g_get_user_state_dir(), "cgfused", NULL);
+
 	printf("usage: %s [options] MOUNTPOINT\n"
 	       "       mount -t fuse.cgfused cgfused MOUNTPOINT [-o options]\n\n"
 	       "cgfused options:\n"
@@ -178,8 +186,11 @@ static void usage(const char *prog)
 	       "    -o max_depth=N         no group deeper than N below a hierarchy's root\n"
 	       "                           (default %u; mkdir past it: EAGAIN)\n"
 	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
-	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CONF_DEFAULT_PATH, CGRULES_DEFAULT_PATH,
-	       CG_MAX_DEPTH_DEFAULT, CG_MAX_DESCENDANTS_DEFAULT);
+	       prog, DEFAULT_CONTROLLERS, state, conf, rules, CG_MAX_DEPTH_DEFAULT,
+	       CG_MAX_DESCENDANTS_DEFAULT);
+	g_free(conf);
+	g_free(rules);
+	g_free(state);
 }
 
 /* libfuse's mount options that cgfused passes on (fuse_lowlevel_help's
@@ -429,6 +440,8 @@ int main(int argc, char *argv[])
 		goto out;
 	}
 	if (conf.mountpoint && fuse_opt_add_arg(&args, conf.mountpoint) != 0)
+		goto out;
+	if (!conf.help && conf.allow_other && mountpoint_check_allow_other() < 0)
 		goto out;
 	if (!conf.help && conf.mountpoint && mountpoint_prepare(conf.mountpoint, &created) < 0)
 		goto out;

@@ -217,7 +217,7 @@ echo "exit $?"
 1024
 exit 0"
 	run cat "$CG_TMP/stderr"
-	assert_line --partial "not privileged: nice values can only be raised"
+	assert_line --partial "no CAP_SYS_NICE and RLIMIT_NICE 0: nice values can only be raised"
 	refute_line --partial "proc connector"
 }
 

@@ -109,7 +109,11 @@ struct allocator {
 	struct cg_core *core;
 	struct cg_subscriber sub;
 	int weight_ssid, cpus_ssid;	/* -1: no such controller mounted */
-	bool may_lower;
+	bool may_lower;			/* CAP_SYS_NICE */
+	/* The lowest nice it may give a thread of its own user (shown in
+	 * cgfused.stat): NICE_MIN, or 20 - its own RLIMIT_NICE (NICE_MAX + 1:
+	 * only raised from each thread's own). */
+	int nice_lowest;
 	/* Set by the core's events (any thread, under the core lock). */
 	GMutex events_lock;		/* after the core lock; guards events */
 	GArray *events;			/* struct alloc_event */
@@ -260,12 +264,26 @@ static void set_cpus(struct allocator *a, struct task_sched *s, const struct cpu
 	}
 }
 
+/* Whether the daemon may give the thread nice back although it is lower
+ * than what it has now. */
+static bool may_lower_to(const struct allocator *a, const struct task_sched *s, int nice)
+{
+	return a->may_lower || nice >= s->owner_floor;
+}
+
+/* Whether its nice can go down again to its floor (floor_nice): if not,
+ * every raise is for good, and its bucket is not dithered in time. */
+static bool raise_only(const struct allocator *a, const struct task_sched *s)
+{
+	return !may_lower_to(a, s, s->orig_nice);
+}
+
 /* A thread leaves management while alive: its original nice and affinity
  * come back (a gone one has nothing to give back, and its id may be
  * another thread's by now). */
 static void restore_task(struct allocator *a, struct task_sched *s)
 {
-	if (!s->exited && s->nice_set && a->may_lower)
+	if (!s->exited && s->nice_set && may_lower_to(a, s, s->orig_nice))
 		set_nice(a, s, s->orig_nice);
 	if (!s->exited && s->cpus_set)
 		set_cpus(a, s, task_orig_cpus(s));
@@ -314,23 +332,48 @@ static bool adopt_task(struct allocator *a, struct task_sched *s)
 	return true;
 }
 
-/* The lowest nice the thread's owner could set: any for root's, else
+/* The lowest nice the thread may be given: any for root's, else
  * 20 - RLIMIT_NICE (the kernel's can_nice()): cgfused lends no user more
- * priority than the user could take. Unknown: NICE_MAX (only
- * what it has, with floor_nice). */
-static int owner_floor(struct kfacade *kf, pid_t tid)
+ * priority than the user could take. A daemon without
+ * CAP_SYS_NICE can itself lower a nice only that far, whoever owns the
+ * thread (a user namespace's root too); NICE_MAX + 1 (RLIMIT_NICE 0):
+ * not at all. Unknown: NICE_MAX (only what it has, with floor_nice). */
+static int owner_floor(const struct allocator *a, pid_t tid)
 {
+	struct kfacade *kf = a->core->kf;
 	struct task_uids uids;
 	int rlim;
 
 	if (kf->ops->task_uids(kf, tid, &uids) < 0 || kf->ops->nice_rlimit(kf, tid, &rlim) < 0)
 		return NICE_MAX;
+	if (!a->may_lower)
+		return CLAMP(20 - rlim, NICE_MIN, NICE_MAX + 1);
 	if (uids.uid == 0 || uids.euid == 0)
 		return NICE_MIN;
 	return CLAMP(20 - rlim, NICE_MIN, NICE_MAX);
 }
 
 static void activate(struct allocator *a, struct task_sched *s);
+
+/* Without CAP_SYS_NICE: the range the kernel leaves it (the daemon's own
+ * RLIMIT_NICE stands for its user's threads', which decide for each). */
+static void say_nice_range(struct allocator *a)
+{
+	struct kfacade *kf = a->core->kf;
+	int rlim = 0;
+
+	if (kf->ops->nice_rlimit(kf, getpid(), &rlim) < 0)
+		rlim = 0;
+	a->nice_lowest = CLAMP(20 - rlim, NICE_MIN, NICE_MAX + 1);
+	if (a->nice_lowest > NICE_MAX)
+		g_message("no CAP_SYS_NICE and RLIMIT_NICE 0: nice values can only be raised "
+			  "from each thread's own, never lowered or restored, and sessions are "
+			  "weighed only downwards; RLIMIT_NICE 20 gives nice 0 to 19 both ways; "
+			  "see cgfused(8)");
+	else
+		g_message("no CAP_SYS_NICE: nice values %d to 19 (RLIMIT_NICE %d), a thread's "
+			  "own RLIMIT_NICE decides for it; see cgfused(8)", a->nice_lowest, rlim);
+}
 
 /* Reads what the thread has before we change anything. */
 static void see_task(struct allocator *a, struct task_sched *s)
@@ -345,7 +388,7 @@ static void see_task(struct allocator *a, struct task_sched *s)
 		return;
 	keep(a, s, CPUS_ORIG, &cpus);
 	kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice);
-	s->owner_floor = owner_floor(kf, s->tid);
+	s->owner_floor = (int8_t)owner_floor(a, s->tid);
 	s->orig_nice = s->nice = nice;
 	keep(a, s, CPUS_NOW, task_orig_cpus(s));
 	cpus_set_autogroup(&a->cpus_pool, &s->masks, ag);
@@ -848,12 +891,18 @@ static struct autogroup *autogroup_of(struct allocator *a, const struct task_sch
 	return ag;
 }
 
-/* The lowest nice the mapping may give a thread: what its owner could set,
- * or its own if lower; unprivileged, its own (nice only goes up; a thread
- * already above what it should have keeps its nice). */
+/* The lowest nice the mapping may give a thread: what its owner could set
+ * (unprivileged: what the daemon can set), or its own if lower. Where
+ * that is its own and RLIMIT_NICE does not reach it, its nice only goes
+ * up (raise_only): the nice it has now, which cannot come down, bounds
+ * the mapping, so that the others are raised to keep the ratios (a group
+ * whose threads were raised while another had few must not stay behind
+ * when the other grows). */
 static int floor_nice(const struct allocator *a, const struct task_sched *s)
 {
-	return a->may_lower ? MIN(s->orig_nice, s->owner_floor) : s->orig_nice;
+	if (raise_only(a, s) && s->nice != NICE_UNKNOWN)
+		return MAX(s->orig_nice, s->nice);
+	return MIN(s->orig_nice, s->owner_floor);
 }
 
 /* The bucket of key in its leaf group g (the few of a group are listed
@@ -927,6 +976,7 @@ static void bucket_tasks(struct allocator *a, bool full)
 		b = &g_array_index(ag->buckets, struct nice_bucket, ref->bucket);
 		b->nr++;
 		b->min_nice = MAX(b->min_nice, floor_nice(a, s));
+		b->raise_only |= raise_only(a, s);
 		if (k.runnable)
 			ag->weight += k.weight;
 		a->st.placed++;
@@ -1043,6 +1093,14 @@ static void weigh_autogroups(struct allocator *a, bool full)
 			continue;
 		int ret = kf->ops->set_autogroup_nice(kf, ag->tid, want);
 
+		/* Without CAP_SYS_ADMIN the kernel takes one autogroup write
+		 * in 100 ms, system-wide: not a failure, the next pass tries
+		 * again. */
+		if (ret == -EAGAIN) {
+			a->st.autogroup_calls++;
+			a->changed = true;
+			continue;
+		}
 		count_call(a, &a->st.autogroup_calls, ret);
 		if (ret == 0) {
 			ag->nice = want;
@@ -1089,7 +1147,7 @@ static void map_buckets(struct allocator *a)
 		ag->scale = 1;	/* no runnable thread: what a mapping gives */
 		if (ag->buckets && ag->buckets->len)
 			worst = MAX(worst, nice_map_buckets((struct nice_bucket *)ag->buckets->data,
-							    ag->buckets->len, a->may_lower, &ag->scale));
+							    ag->buckets->len, true, &ag->scale));
 	}
 	a->st.last_error = worst;
 	a->dithering = false;
@@ -1109,9 +1167,9 @@ static void place_nice(struct allocator *a, struct task_sched *s)
 	g_assert(r >= 0);
 	ref = &g_array_index(a->bucket_refs, struct bucket_ref, r);
 	b = &g_array_index(ref->ag->buckets, struct nice_bucket, ref->bucket);
-	a->dithering |= a->may_lower && rotates(b);
-	/* Unprivileged, dithering would ratchet every nice up to 19. */
-	want = nice_bucket_pick(b, ref->taken++, a->may_lower ? a->rotation : 0);
+	a->dithering |= !b->raise_only && rotates(b);
+	/* Where nice only goes up, dithering would ratchet it up to 19. */
+	want = nice_bucket_pick(b, ref->taken++, b->raise_only ? 0 : a->rotation);
 	apply_nice(a, s, want);
 }
 
@@ -1128,8 +1186,8 @@ static void apply_nice(struct allocator *a, struct task_sched *s, int want)
 			return;
 		s->nice = (int8_t)nice;
 	}
-	if (!a->may_lower)
-		want = MAX(want, s->nice);
+	if (want < s->nice && !may_lower_to(a, s, want))
+		want = s->nice;
 	if (near_enough(s, want) || want == s->nice)
 		return;
 	s->nice_set = true;
@@ -1283,7 +1341,7 @@ static void place_rest(struct allocator *a, struct task_sched *s)
 	if (!s->seen || s->exited)
 		return;
 	if (!s->group && s->nice_set) {
-		if (a->may_lower)
+		if (may_lower_to(a, s, s->orig_nice))
 			set_nice(a, s, s->orig_nice);
 		s->nice_set = false;
 	}
@@ -1679,9 +1737,9 @@ struct allocator *alloc_new(struct cg_core *core)
 			a->cpus_ssid = (int)i;
 	}
 	a->may_lower = kf->ops->may_lower_nice(kf);
+	a->nice_lowest = NICE_MIN;
 	if (!a->may_lower)
-		g_message("not privileged: nice values can only be raised, never lowered or "
-			  "restored, and sessions are weighed only downwards; see cgfused(8)");
+		say_nice_range(a);
 	a->autogroups = g_hash_table_new_full(NULL, NULL, NULL, free_autogroup);
 	a->watched = g_hash_table_new(NULL, NULL);
 	a->kick_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -1758,7 +1816,10 @@ static void on_stat(void *data, GString *out)
 	struct allocator *a = data;
 	struct alloc_stats st;
 	uint64_t p50, p99, p99_cpu;
+	char lowest[8] = "own";	/* only raised from each thread's own */
 
+	if (a->nice_lowest <= NICE_MAX)
+		g_snprintf(lowest, sizeof(lowest), "%d", a->nice_lowest);
 	g_mutex_lock(&a->shown_lock);
 	st = a->shown;
 	p50 = a->p50_ns;
@@ -1791,7 +1852,8 @@ static void on_stat(void *data, GString *out)
 		"view_copied_tasks %" G_GUINT64_FORMAT "\n"
 		"weighed_groups %u\n"
 		"yields %" G_GUINT64_FORMAT "\n"
-		"privileged %d\n",
+		"privileged %d\n"
+		"nice_range %s 19\n",
 		st.managed, st.passes, st.placings, st.full_placings, st.placed, st.swept,
 		st.samples, st.nice_calls, st.affinity_calls,
 		st.autogroup_calls, st.failed_calls, st.last_pass_ns / 1000,
@@ -1799,5 +1861,5 @@ static void on_stat(void *data, GString *out)
 		p99_cpu / 1000,
 		st.max_pass_cpu_ns / 1000, st.last_error * 1e6,
 		st.autogroups_left_alone, st.escapes, st.copied_groups, st.copied_tasks,
-		st.weighed_groups, st.yields, a->may_lower);
+		st.weighed_groups, st.yields, a->may_lower, lowest);
 }

@@ -55,7 +55,7 @@ static double map_bucket(struct nice_bucket *b, double s, bool in_time)
 
 		m = CLAMP(m, 0, (double)b->nr);
 		/* A count a rounding error away from whole is whole: no flicker. */
-		b->nr_heavy = in_time && b->counted && fabs(m - round(m)) > 1e-9 ? m : round(m);
+		b->nr_heavy = in_time && b->counted && !b->raise_only && fabs(m - round(m)) > 1e-9 ? m : round(m);
 	}
 	return b->nr_heavy * nice_to_weight(heavy) +
 	       (b->nr - b->nr_heavy) * nice_to_weight(heavy + 1);
@@ -103,6 +103,11 @@ double nice_map_buckets(struct nice_bucket *b, unsigned n, bool in_time, double 
 	}
 	if (lo > hi)		/* the range cannot hold them all: favour the heavy */
 		lo = hi;
+	/* A nice that only goes up is not raised further than the ratios
+	 * need: the heaviest stays at the floor, at the top of the range. */
+	for (unsigned i = 0; i < nc && isfinite(hi); i++)
+		if (counted[i]->raise_only && counted[i]->nr && counted[i]->weight > 0)
+			lo = hi;
 	/* Within a nice step around 1 (a top-level group then weighs its
 	 * cpu.shares against other tasks, as in the kernel) where the range
 	 * allows, else the step nearest to it that the range allows. */

@@ -10,7 +10,7 @@
  * pass to pass the count of heavy threads alternates between the two
  * integers around it, in a sequence whose average is the fraction, and
  * which threads are heavy rotates, so that threads of one group stay equal
- * over time. Where time dithering is not possible (unprivileged, nice only
+ * over time. Where time dithering is not possible (raise_only: nice only
  * goes up) or not needed (sleeping threads: a steady nice costs no calls)
  * the count is rounded, and a common scale for all buckets is searched so
  * that the largest relative error of any bucket is smallest.
@@ -40,6 +40,9 @@ struct nice_bucket {
 	unsigned nr;		/* threads in the bucket */
 	int min_nice;		/* the lowest nice allowed for them */
 	bool counted;		/* runnable: its error counts in the search */
+	/* A thread of it cannot be given a lower nice back (an unprivileged
+	 * daemon, RLIMIT_NICE short of its own nice): not dithered in time. */
+	bool raise_only;
 	/* out: on average nr_heavy threads get nice_heavy, the others
 	 * nice_heavy + 1 */
 	int nice_heavy;

@@ -82,13 +82,18 @@ typedef void (*conf_changed_fn)(void *data, uint64_t id, unsigned file, const ch
 int conf_apply(struct cg_core *core, const struct conf *conf, const struct conf *old,
 	       conf_changed_fn changed, void *data, GError **err);
 
-/* The daemon's config, opt being -o config='s value: NULL for
- * CONF_DEFAULT_PATH (missing: an empty config), "none" for none (a SIGHUP
+/* The default of a config or rules file whose root's default is sys
+ * (CONF_DEFAULT_PATH, CGRULES_DEFAULT_PATH): that for root, for another
+ * user its name in $XDG_CONFIG_HOME/cgfused/. */
+char *conf_default_path(const char *sys);
+
+/* The daemon's config, opt being -o config='s value: NULL for the
+ * default (conf_default_path(); missing: an empty config), "none" for none (a SIGHUP
  * is then only logged). Loaded and applied at start (NULL and err when
  * the file is refused or does not apply), applied again on each SIGHUP by
  * a thread started with conf_daemon_start() after the daemon's fork. With
  * it the rules (config/cgrules.h), rules_opt being -o rules='s value
- * (NULL: CGRULES_DEFAULT_PATH, none if missing; "none": none), loaded at
+ * (NULL: the default, none if missing; "none": none), loaded at
  * start (refused: NULL and err) and again on each SIGHUP (refused: the
  * rules before stay). */
 struct conf_daemon;

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,16 +58,43 @@ static bool load_rules(struct conf_daemon *cd, struct cgrules **rules, GError **
 	return *rules != NULL;
 }
 
+/* The default of a file: root's in /etc (sys), a user's under its XDG
+ * config directory (~/.config/cgfused/), as its state is under its XDG
+ * state directory (state_default_path()). Its home is its passwd entry's,
+ * not an inherited $HOME (setpriv, su without -l keep root's). */
+char *conf_default_path(const char *sys)
+{
+	const char *xdg = g_getenv("XDG_CONFIG_HOME");
+	const char *name = strrchr(sys, '/') + 1;
+	struct passwd *pw;
+
+	if (geteuid() == 0)
+		return g_strdup(sys);
+	if (xdg && g_path_is_absolute(xdg))
+		return g_build_filename(xdg, "cgfused", name, NULL);
+	pw = getpwuid(geteuid());
+	return g_build_filename(pw && pw->pw_dir ? pw->pw_dir : "/nonexistent", ".config",
+				"cgfused", name, NULL);
+}
+
 /* opt's file, absolute (a daemon's working directory is / after its
  * fork), or NULL for none; false and err for an empty name. */
-static bool file_opt(const char *opt, const char *key, const char *def, char **path, GError **err)
+static bool file_opt(const char *opt, const char *key, const char *sys, char **path, GError **err)
 {
+	char *def;
+
 	if (opt && !*opt) {
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_INVAL,
 			    "%s= needs a file name (or none)", key);
 		return false;
 	}
-	*path = opt && strcmp(opt, "none") == 0 ? NULL : g_canonicalize_filename(opt ? opt : def, NULL);
+	if (opt && strcmp(opt, "none") == 0) {
+		*path = NULL;
+		return true;
+	}
+	def = opt ? NULL : conf_default_path(sys);
+	*path = g_canonicalize_filename(opt ? opt : def, NULL);
+	g_free(def);
 	return true;
 }
 

@@ -706,3 +706,23 @@ int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
 	cg_write_unlock(&core->lock);
 	return ret;
 }
+
+int cg_refuse_once(gsize *said, const char *what, const char *why)
+{
+	if (g_once_init_enter(said)) {
+		g_message("%s refused (EPERM): %s; see cgfused(8)", what, why);
+		g_once_init_leave(said, 1);
+	}
+	return -EPERM;
+}
+
+int css_may_trace(const struct css *css, const char *file)
+{
+	static gsize said;
+	struct kfacade *kf = css_kfacade(css);
+
+	if (kf->ops->may_trace(kf))
+		return 0;
+	return cg_refuse_once(&said, file, "cgfused stops threads with ptrace, which the Yama "
+			      "LSM's ptrace_scope allows it only for its own children");
+}

@@ -430,4 +430,14 @@ static inline struct kfacade *css_kfacade(const struct css *css)
 	return css->cgroup->root->core->kf;
 }
 
+/* -EPERM for a write the daemon could not enforce or undo; the log says
+ * why the first time (*said: the caller's, one per reason). */
+int cg_refuse_once(gsize *said, const char *what, const char *why);
+
+/* 0 if the daemon may ptrace the tasks it manages, which the freezer and
+ * the quota stop with it; else -EPERM, and the log says why once, naming
+ * file: a freeze or a quota it could not enforce is refused, not
+ * accepted. */
+int css_may_trace(const struct css *css, const char *file);
+
 #endif

@@ -204,6 +204,8 @@ static int tg_set_cfs_bandwidth(struct task_group *tg, uint64_t period, uint64_t
 		return -EINVAL;
 	if (quota != RUNTIME_INF && (burst > quota || burst + quota > MAX_CFS_RUNTIME))
 		return -EINVAL;
+	if (quota != RUNTIME_INF && (ret = css_may_trace(&tg->css, "a CPU quota")) < 0)
+		return ret;
 	while (top->parent)
 		top = top->parent;
 	/* On the default hierarchy a child may ask for more than its parent
@@ -290,18 +292,36 @@ static int64_t cpu_idle_read_s64(struct css *css, const struct cftype *cft)
 	return css_tg(css)->idle;
 }
 
+/* Without CAP_SYS_NICE the kernel gives a thread SCHED_OTHER back from
+ * SCHED_IDLE only within its RLIMIT_NICE (can_nice()), which no thread
+ * yet to join the group can be held to: cgfused could not take idle back,
+ * so it refuses to give it (the log says why, once). */
+static int may_idle(struct css *css)
+{
+	static gsize said;
+	struct kfacade *kf = css_kfacade(css);
+
+	if (kf->ops->may_lower_nice(kf))
+		return 0;
+	return cg_refuse_once(&said, "cpu.idle 1", "without CAP_SYS_NICE cgfused could not "
+			      "give SCHED_IDLE threads their policy back");
+}
+
 /* sched_group_set_idle(): an idle group weighs WEIGHT_IDLEPRIO (3), and
  * leaving idle gives the default weight back (not the one before); the
  * idle enforcer (src/enforce/idle.c) makes its threads SCHED_IDLE. */
 static int cpu_idle_write_s64(struct css *css, const struct cftype *cft, int64_t idle)
 {
 	struct task_group *tg = css_tg(css);
+	int ret;
 
 	(void)cft;
 	if (!css->parent || idle < 0 || idle > 1)
 		return -EINVAL;
 	if (tg->idle == idle)
 		return 0;
+	if (idle && (ret = may_idle(css)) < 0)
+		return ret;
 	tg->idle = idle;
 	tg->shares = (idle ? WEIGHT_IDLEPRIO : 1024ULL) << SCHED_FIXEDPOINT_SHIFT;
 	return 0;

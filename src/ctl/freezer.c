@@ -214,6 +214,8 @@ static int freezer_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 		freeze = true;
 	else
 		return -EINVAL;
+	if (freeze && css_may_trace(ctx->css, "freezer.state FROZEN") < 0)
+		return -EPERM;
 	apply_state(css_freezer(ctx->css), freeze, true);
 	css_for_each_descendant_pre(ctx->css, change_descendant, ctx->css);
 	return 0;

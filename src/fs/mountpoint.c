@@ -174,3 +174,33 @@ int mountpoint_check_state(const char *mountpoint, const char *file)
 	g_free(dir);
 	return ret;
 }
+
+/* fusermount3's own file and rule: a user other than root may mount with
+ * allow_other only if a line of it is user_allow_other. */
+#define FUSE_CONF "/etc/fuse.conf"
+
+static bool fuse_conf_allows_other(void)
+{
+	char *data = NULL, **lines;
+	bool allowed = false;
+
+	if (!g_file_get_contents(FUSE_CONF, &data, NULL, NULL))
+		return false;
+	lines = g_strsplit(data, "\n", -1);
+	for (char **l = lines; *l && !allowed; l++)
+		allowed = strcmp(g_strstrip(*l), "user_allow_other") == 0;
+	g_strfreev(lines);
+	g_free(data);
+	return allowed;
+}
+
+int mountpoint_check_allow_other(void)
+{
+	if (getuid() == 0 || fuse_conf_allows_other())
+		return 0;
+	fprintf(stderr, "cgfused: -o allow_other: " FUSE_CONF " has no user_allow_other line, "
+		"without which fusermount3 gives it to root alone; mount without it (the "
+		"hierarchy is then this user's alone), or have the administrator add that "
+		"line\n");
+	return -1;
+}

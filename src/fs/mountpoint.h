@@ -17,4 +17,9 @@ int mountpoint_prepare(const char *path, bool *created);
  * answer, under its core lock); else one line on stderr and -1. */
 int mountpoint_check_state(const char *mountpoint, const char *file);
 
+/* 0 if -o allow_other can be had: as root (a user namespace's too: no
+ * fusermount3), or where fusermount3's configuration lets users have it;
+ * else one line on stderr and -1. */
+int mountpoint_check_allow_other(void);
+
 #endif

@@ -126,6 +126,11 @@ struct kfacade_ops {
 	int (*may_manage)(struct kfacade *kf, pid_t tid);
 	/* Whether nice values may be lowered (CAP_SYS_NICE). */
 	bool (*may_lower_nice)(struct kfacade *kf);
+	/* Whether it may ptrace the tasks it may manage (may_manage): not
+	 * where the Yama LSM lets a user trace only its own children (or
+	 * none) and it has no CAP_SYS_PTRACE. The freezer and the quota
+	 * stop threads with ptrace. */
+	bool (*may_trace)(struct kfacade *kf);
 	int (*get_nice)(struct kfacade *kf, pid_t tid, int *nice);
 	int (*set_nice)(struct kfacade *kf, pid_t tid, int nice);
 	int (*get_affinity)(struct kfacade *kf, pid_t tid, struct cpumask *mask);

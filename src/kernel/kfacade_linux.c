@@ -493,6 +493,7 @@ static const struct kfacade_ops linux_ops = {
 	.system_cputime = linux_system_cputime,
 	.may_manage = ksched_may_manage,
 	.may_lower_nice = ksched_may_lower_nice,
+	.may_trace = ksched_may_trace,
 	.get_nice = ksched_get_nice,
 	.set_nice = ksched_set_nice,
 	.get_affinity = ksched_get_affinity,

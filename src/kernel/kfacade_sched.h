@@ -11,6 +11,7 @@ int ksched_process_cputime(struct kfacade *kf, pid_t tgid, uint64_t *ns);
 uint64_t ksched_boottime_ns(struct kfacade *kf);
 int ksched_may_manage(struct kfacade *kf, pid_t tid);
 bool ksched_may_lower_nice(struct kfacade *kf);
+bool ksched_may_trace(struct kfacade *kf);
 int ksched_get_nice(struct kfacade *kf, pid_t tid, int *nice);
 int ksched_set_nice(struct kfacade *kf, pid_t tid, int nice);
 int ksched_get_affinity(struct kfacade *kf, pid_t tid, struct cpumask *mask);

@@ -274,10 +274,18 @@ static const char *stat_of(const struct sample *s, const char *key)
 static void print_daemon(GString *out, const struct cg_mount *m, const struct sample *s)
 {
 	const char *priv = g_hash_table_lookup(s->daemon, "privileged");
+	const char *range = g_hash_table_lookup(s->daemon, "nice_range");
 	const char *lost = stat_of(s, "lost_event_resyncs");
 	guint64 heap = g_ascii_strtoull(stat_of(s, "heap_in_use_bytes"), NULL, 10);
 	char *lost_words = strcmp(lost, "0") == 0 ? g_strdup("")
 		: g_strdup_printf(", kernel events lost %s times (all threads read again)", lost);
+	/* nice_range: "LOWEST 19", LOWEST "own" where nice only goes up. */
+	int lowest;
+	char *rights = !priv ? g_strdup("rights unknown")
+		: strcmp(priv, "1") == 0 ? g_strdup("as root")
+		: range && sscanf(range, "%d", &lowest) == 1
+			? g_strdup_printf("without CAP_SYS_NICE: nice %d to 19", lowest)
+			: g_strdup("without CAP_SYS_NICE: nice only raised");
 
 	/* tracked_tasks: threads ever moved out of the root (until they
 	 * exit); managed_threads: those in a group below it now. */
@@ -286,10 +294,9 @@ static void print_daemon(GString *out, const struct cg_mount *m, const struct sa
 		"%s distinct sets of groups%s; %s; heap %" G_GUINT64_FORMAT " KiB\n",
 		m->dir, stat_of(s, "tracked_tasks"), stat_of(s, "managed_threads"),
 		stat_of(s, "css_sets"), lost_words,
-		!priv ? "rights unknown" : strcmp(priv, "1") == 0 ? "as root"
-								   : "unprivileged: nice only raised",
-		heap / 1024);
+		rights, heap / 1024);
 	g_free(lost_words);
+	g_free(rights);
 	g_string_append_printf(out,
 		"Allocator: %s passes, last %s us, median %s us, 99%% under %s us, longest %s us; "
 		"%s nice, %s affinity, %s autogroup calls, %s failed; weight error %s ppm\n",

@@ -121,6 +121,8 @@ static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 		return -ERANGE;
 	if (cgrp->freeze == (freeze == 1))
 		return 0;
+	if (freeze && css_may_trace(ctx->css, "cgroup.freeze 1") < 0)
+		return -EPERM;
 	cgrp->freeze = freeze;
 	if (ancestor_freezes(cgrp)) {
 		atomic_fetch_add(&cgrp->events_seq, 1);

@@ -54,6 +54,7 @@ struct fake_kf {
 	bool clock_held;
 	uint64_t exited_run_ns;	/* the system's time of threads gone */
 	bool privileged;
+	bool no_trace;		/* may_trace says no (Yama) */
 	GHashTable *ag_nice;	/* autogroup id -> nice */
 	struct fake_kf_calls calls;
 	GArray *killed;		/* pid_t: the threads task_kill() was aimed at */
@@ -391,6 +392,11 @@ static bool fake_may_lower_nice(struct kfacade *kf)
 	return to_fake(kf)->privileged;
 }
 
+static bool fake_may_trace(struct kfacade *kf)
+{
+	return !to_fake(kf)->no_trace;
+}
+
 static int fake_get_nice(struct kfacade *kf, pid_t tid, int *nice)
 {
 	struct fake_thread t;
@@ -401,7 +407,8 @@ static int fake_get_nice(struct kfacade *kf, pid_t tid, int *nice)
 	return 0;
 }
 
-/* As the kernel: unprivileged, nice may only go up. */
+/* As the kernel (can_nice()): unprivileged, nice may only go up, or down
+ * as far as 20 - the thread's RLIMIT_NICE. */
 static int fake_set_nice(struct kfacade *kf, pid_t tid, int nice)
 {
 	struct fake_kf *fk = to_fake(kf);
@@ -413,7 +420,7 @@ static int fake_set_nice(struct kfacade *kf, pid_t tid, int nice)
 	t = lookup_locked(fk, tid);
 	if (!t)
 		ret = -ESRCH;
-	else if (nice < t->nice && !fk->privileged)
+	else if (nice < t->nice && !fk->privileged && 20 - nice > t->nice_rlimit)
 		ret = -EPERM;
 	else
 		t->nice = nice;
@@ -645,6 +652,7 @@ static const struct kfacade_ops fake_ops = {
 	.system_cputime = fake_system_cputime,
 	.may_manage = fake_may_manage,
 	.may_lower_nice = fake_may_lower_nice,
+	.may_trace = fake_may_trace,
 	.get_nice = fake_get_nice,
 	.set_nice = fake_set_nice,
 	.get_affinity = fake_get_affinity,
@@ -1057,6 +1065,13 @@ int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup)
 	nice = GPOINTER_TO_INT(g_hash_table_lookup(fk->ag_nice, GINT_TO_POINTER(autogroup)));
 	g_mutex_unlock(&fk->lock);
 	return nice;
+}
+
+void fake_kf_set_may_trace(struct fake_kf *fk, bool may)
+{
+	g_mutex_lock(&fk->lock);
+	fk->no_trace = !may;
+	g_mutex_unlock(&fk->lock);
 }
 
 void fake_kf_set_privileged(struct fake_kf *fk, bool privileged)

@@ -96,6 +96,8 @@ void fake_kf_set_own_affinity(struct fake_kf *fk, pid_t tid, const char *list);
 void fake_kf_set_session(struct fake_kf *fk, pid_t tgid, int autogroup);
 int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup);
 void fake_kf_set_privileged(struct fake_kf *fk, bool privileged);
+/* Whether the daemon may ptrace its tasks (yes unless told otherwise). */
+void fake_kf_set_may_trace(struct fake_kf *fk, bool may);
 struct fake_kf_calls fake_kf_calls(struct fake_kf *fk);
 
 /* While held, the boot-time clock stands still between looks (it still

@@ -380,6 +380,107 @@ static void test_unprivileged_only_raises(void)
 	teardown(&e);
 }
 
+/* A daemon without CAP_SYS_NICE, and groups A (tid 100) and B (tid 200)
+ * whose threads have RLIMIT_NICE rlim. */
+static void setup_unprivileged(struct env *e, const struct group *g, int rlim)
+{
+	env_setup(e);
+	fake_kf_set_privileged(e->fk, false);
+	alloc = alloc_new(e->core);
+	make_groups(e, g, 2);
+	fake_kf_set_nice_rlimit(e->fk, 100, rlim);
+	fake_kf_set_nice_rlimit(e->fk, 200, rlim);
+}
+
+/* Without CAP_SYS_NICE, RLIMIT_NICE 20 (nice 0 to 19 both ways): the
+ * heavier group stays at the floor, the other is raised by the ratio, and
+ * when the shares are swapped the raised one comes back down. */
+static void test_unprivileged_rlimit_range(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+	const double want[] = { 2048.0 / 3072 * 100, 1024.0 / 3072 * 100 };
+	const double swapped[] = { want[1], want[0] };
+
+	setup_unprivileged(&e, g, 20);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 3);	/* 526: half of 1024 */
+	expect_shares(&e, g, 2, want, 1.5);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "1024");
+	wr_ok(&e, group_id(&e, "B"), "cpu.shares", "2048");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 3);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 0);
+	expect_shares(&e, g, 2, swapped, 1.5);
+	/* Leaving its group, each gets its own nice back. */
+	wr_ok(&e, e.top[0], "cgroup.procs", "100");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	teardown(&e);
+}
+
+/* Without CAP_SYS_NICE and RLIMIT_NICE 0 every raise is for good: the
+ * heavier group keeps its own nice 0 (not 1, although 1 and 4 would round
+ * closer to 2:1), the other is raised by the ratio. */
+static void test_unprivileged_heaviest_stays(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+
+	setup_unprivileged(&e, g, 0);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	for (int i = 0; i < 3; i++)
+		run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, 0);
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 3);
+	teardown(&e);
+}
+
+/* Without CAP_SYS_NICE and RLIMIT_NICE 0: A's 4 threads are raised while
+ * B has 1 thread, for good; when B grows to 20, B's are raised to match
+ * (equal shares: half each), not left heavier than A's. */
+static void test_unprivileged_raised_bound(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 4, 4 }, { "B", 200, 20, 20 } };
+	const struct group first[] = { g[0], { "B", 200, 1, 1 } };
+	const double want[] = { 50, 50 };
+
+	env_setup(&e);
+	fake_kf_set_privileged(e.fk, false);
+	alloc = alloc_new(e.core);
+	make_groups(&e, first, 2);
+	for (int i = 0; i < 3; i++)
+		run_period(&e, first, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), >, 0);	/* raised for good */
+	for (pid_t tid = 201; tid < 220; tid++) {
+		char pid[16];
+
+		fake_kf_add_process(e.fk, tid, 1);
+		snprintf(pid, sizeof(pid), "%d", tid);
+		wr_ok(&e, group_id(&e, "B"), "cgroup.procs", pid);
+	}
+	expect_shares(&e, g, 2, want, 3);
+	teardown(&e);
+}
+
+/* Without CAP_SYS_NICE, RLIMIT_NICE 25 (down to -5): the mapping is
+ * root's, as far as the limit goes. */
+static void test_unprivileged_rlimit_below_zero(void)
+{
+	struct env e;
+	const struct group g[] = { { "A", 100, 1, 1 }, { "B", 200, 1, 1 } };
+
+	setup_unprivileged(&e, g, 25);
+	wr_ok(&e, group_id(&e, "A"), "cpu.shares", "2048");
+	run_period(&e, g, 2);
+	g_assert_cmpint(fake_kf_nice(e.fk, 100), ==, weight_to_nice(2048));
+	g_assert_cmpint(fake_kf_nice(e.fk, 200), ==, 0);
+	teardown(&e);
+}
+
 /* A user's thread gets no more priority than its owner could give it
  * (20 - RLIMIT_NICE), even from a privileged daemon; root's any.
  * 4096 shares alone: weight 4096, nice -6. */
@@ -1634,6 +1735,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/alloc/own-nice-divides", test_own_nice_divides);
 	g_test_add_func("/alloc/only-changes-applied", test_only_changes_applied);
 	g_test_add_func("/alloc/unprivileged-only-raises", test_unprivileged_only_raises);
+	g_test_add_func("/alloc/unprivileged-rlimit-range", test_unprivileged_rlimit_range);
+	g_test_add_func("/alloc/unprivileged-heaviest-stays", test_unprivileged_heaviest_stays);
+	g_test_add_func("/alloc/unprivileged-raised-bound", test_unprivileged_raised_bound);
+	g_test_add_func("/alloc/unprivileged-rlimit-below-zero", test_unprivileged_rlimit_below_zero);
 	g_test_add_func("/alloc/owner-nice-limit", test_owner_nice_limit);
 	g_test_add_func("/alloc/autogroups", test_autogroups);
 	g_test_add_func("/alloc/autogroup-forgotten", test_autogroup_forgotten);

@@ -16,6 +16,7 @@
 #include "fake-kfacade.h"
 #include "core/task.h"
 #include "test-env.h"
+#include "v1/face.h"
 
 #define WRITER 1
 static const struct cg_cred writer_cred = { .pid = WRITER };
@@ -384,6 +385,44 @@ static void test_cpu_idle_shares(void)
 	wr_ok(&e, c, "cpu.shares", "2048");
 	wr_ok(&e, c, "cpu.idle", "0");
 	assert_content(&e, c, "cpu.shares", "2048\n");
+	env_teardown(&e);
+}
+
+/* Without CAP_SYS_NICE cpu.idle 1 is refused (EPERM), the group as it
+ * was; 0 stays writable. */
+static void test_cpu_idle_unprivileged(void)
+{
+	struct env e;
+	uint64_t c;
+
+	env_setup(&e);
+	fake_kf_set_privileged(e.fk, false);
+	c = mkdir_ok(&e, e.top[0], "c");
+	wr_ok(&e, c, "cpu.shares", "2048");
+	g_assert_cmpint(wr(&e, c, "cpu.idle", "1"), ==, -EPERM);
+	assert_content(&e, c, "cpu.idle", "0\n");
+	assert_content(&e, c, "cpu.shares", "2048\n");
+	wr_ok(&e, c, "cpu.idle", "0");
+	env_teardown(&e);
+}
+
+/* Where it may not ptrace its tasks (the Yama LSM), a quota and a freeze
+ * are refused with EPERM, the group as it was; lifting them is not. */
+static void test_untraceable(void)
+{
+	struct env e;
+	uint64_t c;
+
+	env_setup_root(&e, &cgroup1_face, ctl_bit("cpu") | ctl_bit("freezer"));
+	fake_kf_set_may_trace(e.fk, false);
+	c = mkdir_ok(&e, e.top[0], "c");
+	g_assert_cmpint(wr(&e, c, "cpu.cfs_quota_us", "50000"), ==, -EPERM);
+	assert_content(&e, c, "cpu.cfs_quota_us", "-1\n");
+	wr_ok(&e, c, "cpu.cfs_quota_us", "-1");
+	wr_ok(&e, c, "cpu.cfs_period_us", "200000");
+	g_assert_cmpint(wr(&e, c, "freezer.state", "FROZEN"), ==, -EPERM);
+	assert_content(&e, c, "freezer.state", "THAWED\n");
+	wr_ok(&e, c, "freezer.state", "THAWED");
 	env_teardown(&e);
 }
 
@@ -916,6 +955,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/cpu/cfs-hierarchy-large-quota", test_cpu_cfs_hierarchy_large_quota);
 	g_test_add_func("/cpu/stat", test_cpu_stat);
 	g_test_add_func("/cpu/idle-shares", test_cpu_idle_shares);
+	g_test_add_func("/cpu/idle-unprivileged", test_cpu_idle_unprivileged);
+	g_test_add_func("/cpu/untraceable", test_untraceable);
 	g_test_add_func("/core/flag-files", test_flag_files);
 	g_test_add_func("/core/flag-inheritance", test_flag_inheritance);
 	g_test_add_func("/core/release-agent", test_release_agent);

@@ -326,6 +326,25 @@ static void test_cpu_max(void)
 	run_rows("cpu.max", "max 100000", rows, G_N_ELEMENTS(rows));
 }
 
+/* Where it may not ptrace its tasks (the Yama LSM), a quota and a freeze
+ * are refused with EPERM, the group as it was; lifting them is not. */
+static void test_untraceable(void)
+{
+	struct env e;
+	uint64_t c;
+
+	setup(&e);
+	fake_kf_set_may_trace(e.fk, false);
+	c = mk(&e, e.top[0], "c");
+	g_assert_cmpint(wr(&e, c, "cpu.max", "50000 100000"), ==, -EPERM);
+	expect_content(&e, c, "cpu.max", "max 100000\n");
+	wr_ok(&e, c, "cpu.max", "max 200000");
+	g_assert_cmpint(wr(&e, c, "cgroup.freeze", "1"), ==, -EPERM);
+	expect_content(&e, c, "cgroup.freeze", "0\n");
+	wr_ok(&e, c, "cgroup.freeze", "0");
+	env_teardown(&e);
+}
+
 /* The default hierarchy refuses no child quota over its parent's
  * (tg_cfs_schedulable_down() on dfl takes the smaller); the burst stays
  * within the quota. */
@@ -665,6 +684,7 @@ int main(int argc, char **argv)
 	g_test_init(&argc, &argv, NULL);
 	g_test_add_func("/v2/files", test_files);
 	g_test_add_func("/v2/cpu/defaults", test_cpu_defaults);
+	g_test_add_func("/v2/untraceable", test_untraceable);
 	g_test_add_func("/v2/cpu/weight", test_cpu_weight);
 	g_test_add_func("/v2/cpu/weight-nice", test_cpu_weight_nice);
 	g_test_add_func("/v2/cpu/idle", test_cpu_idle);
