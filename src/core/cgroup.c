@@ -195,6 +195,9 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
 	core->taskq = task_queue_new();
+	g_mutex_init(&core->sample_lock);
+	g_cond_init(&core->sample_done);
+	core->sampling = g_hash_table_new(g_int64_hash, g_int64_equal);
 	core->max_depth = CG_MAX_DEPTH_DEFAULT;
 	core->max_descendants = CG_MAX_DESCENDANTS_DEFAULT;
 	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
@@ -326,6 +329,9 @@ void cg_core_free(struct cg_core *core)
 	g_hash_table_unref(core->procs);
 	slab_pool_clear(&core->task_pool);
 	g_ptr_array_unref(core->subscribers);
+	g_hash_table_unref(core->sampling);
+	g_cond_clear(&core->sample_done);
+	g_mutex_clear(&core->sample_lock);
 	cg_lock_clear(&core->lock);
 	g_free(core);
 }

@@ -246,6 +246,13 @@ struct cg_core {
 	/* v2's cgroup.max.depth and cgroup.max.descendants, for every group
 	 * (so the top's count bounds all): mkdir past them is EAGAIN. */
 	unsigned max_depth, max_descendants;
+	/* The samples under way (task_sample.c), outside the core lock: a
+	 * reader of a group being sampled waits for that sample. Taken with
+	 * no other lock held. */
+	GMutex sample_lock;
+	GCond sample_done;
+	GHashTable *sampling;		/* cgroup id -> its sampler's ticket */
+	uint64_t sample_tickets;
 };
 
 /* What cg_core_new() sets: generous, but finite (the state on disk and

@@ -8,6 +8,10 @@
 #include "core/task.h"
 #include "core/task_watch.h"
 
+/* Threads charged per write-locked stretch: a move waits for at most
+ * this many charges, not a 2000-thread group's. */
+#define CHARGE_BATCH 128
+
 struct sample {
 	pid_t tid;
 	struct task_ident ident;
@@ -32,15 +36,31 @@ static int copy_cgroup(struct css *css, void *data)
 	return 0;
 }
 
-/* Called unlocked: one clock read, not two /proc files, when the process
- * did not run since the thread was charged (as task_account). */
-static void read_sample(struct kfacade *kf, struct sample *s)
+/* Called unlocked. A thread is read (two /proc files) only when its
+ * process's clock moved since it was charged (as task_account); and that
+ * clock is read once per process: the kernel sums every thread of the
+ * process for it, so a read per thread of a 2000-thread process costs
+ * 2000 x 2000 steps. A group of sleepers costs a clock read a process. */
+static void read_samples(struct kfacade *kf, GArray *samples)
 {
-	if (kf->ops->process_cputime(kf, s->ident.tgid, &s->proc_ns) < 0)
-		s->proc_ns = UINT64_MAX;
-	else if (s->proc_ns == s->charged_proc_ns)
-		return;
-	s->read = kf->ops->task_cputime(kf, s->ident.tgid, s->tid, &s->now) == 0;
+	GHashTable *clocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+
+	for (guint i = 0; i < samples->len; i++) {
+		struct sample *s = &g_array_index(samples, struct sample, i);
+		uint64_t *clock = g_hash_table_lookup(clocks, GINT_TO_POINTER(s->ident.tgid));
+
+		if (!clock) {
+			clock = g_new(uint64_t, 1);
+			if (kf->ops->process_cputime(kf, s->ident.tgid, clock) < 0)
+				*clock = UINT64_MAX;
+			g_hash_table_insert(clocks, GINT_TO_POINTER(s->ident.tgid), clock);
+		}
+		s->proc_ns = *clock;
+		if (s->proc_ns == s->charged_proc_ns)
+			continue;
+		s->read = kf->ops->task_cputime(kf, s->ident.tgid, s->tid, &s->now) == 0;
+	}
+	g_hash_table_unref(clocks);
 }
 
 /* Whether this reader samples cgrp now (no sample shared within the last
@@ -54,7 +74,40 @@ static bool claim_sample(struct cgroup *cgrp, uint64_t now, uint64_t share_ns)
 						       memory_order_relaxed, memory_order_relaxed);
 }
 
-void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)
+/* Charges the threads read, a batch per write-locked stretch. */
+static void charge_samples(struct cg_core *core, GArray *samples)
+{
+	guint i = 0;
+
+	while (i < samples->len) {
+		guint end = MIN(i + CHARGE_BATCH, samples->len);
+
+		for (; i < end && !g_array_index(samples, struct sample, i).read; i++)
+			;
+		if (i == end)
+			continue;
+		task_pull_if_pending(core);
+		cg_write_lock(&core->lock);
+		task_catch_up(core);
+		for (; i < end; i++) {
+			struct sample *s = &g_array_index(samples, struct sample, i);
+			struct task *t;
+
+			if (!s->read)
+				continue;
+			t = task_lookup(core, s->tid);
+			/* Gone, or a reused id: a new thread, not the one read. */
+			if (!t || t->ident.ino != s->ident.ino ||
+			    s->now.run_ns < t->charged.run_ns)	/* a move charged since */
+				continue;
+			task_charge(core, t, &s->now);
+			t->charged_proc_ns = s->proc_ns;
+		}
+		cg_write_unlock(&core->lock);
+	}
+}
+
+static void sample_now(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)
 {
 	struct kfacade *kf = core->kf;
 	GArray *samples = g_array_new(FALSE, FALSE, sizeof(struct sample));
@@ -65,34 +118,42 @@ void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t
 	cg_catch_up_if_pending(core);
 	slot = cg_read_lock(&core->lock);
 	cgrp = cgroup_by_id(core, cgrp_id);
-	/* A root's figures are the system's: nothing to sample. Of readers
-	 * that come at once, the one that swaps sampled_ns samples. */
+	/* A root's figures are the system's: nothing to sample. */
 	if (cgrp && cgrp->parent && claim_sample(cgrp, now, share_ns))
 		css_for_each_descendant_pre(&cgrp->self, copy_cgroup, samples);
 	cg_read_unlock(&core->lock, slot);
-	if (!samples->len)
-		goto out;
-
-	for (guint i = 0; i < samples->len; i++)
-		read_sample(kf, &g_array_index(samples, struct sample, i));
-
-	task_pull_if_pending(core);
-	cg_write_lock(&core->lock);
-	task_catch_up(core);
-	for (guint i = 0; i < samples->len; i++) {
-		struct sample *s = &g_array_index(samples, struct sample, i);
-		struct task *t = task_lookup(core, s->tid);
-
-		/* Gone, or a reused id: a new thread, not the one read. */
-		if (!s->read || !t || t->ident.ino != s->ident.ino ||
-		    s->now.run_ns < t->charged.run_ns)	/* a move charged since */
-			continue;
-		task_charge(core, t, &s->now);
-		t->charged_proc_ns = s->proc_ns;
+	if (samples->len) {
+		read_samples(kf, samples);
+		charge_samples(core, samples);
 	}
-	cg_write_unlock(&core->lock);
-out:
 	g_array_unref(samples);
+}
+
+void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)
+{
+	gpointer ticket;
+	uint64_t mine;
+
+	/* Of readers that come while the group is being sampled, none
+	 * samples: each waits for the sample under way and uses it. */
+	g_mutex_lock(&core->sample_lock);
+	ticket = g_hash_table_lookup(core->sampling, &cgrp_id);
+	if (ticket) {
+		while (g_hash_table_lookup(core->sampling, &cgrp_id) == ticket)
+			g_cond_wait(&core->sample_done, &core->sample_lock);
+		g_mutex_unlock(&core->sample_lock);
+		return;
+	}
+	mine = ++core->sample_tickets;
+	g_hash_table_insert(core->sampling, &cgrp_id, GSIZE_TO_POINTER(mine));
+	g_mutex_unlock(&core->sample_lock);
+
+	sample_now(core, cgrp_id, share_ns);
+
+	g_mutex_lock(&core->sample_lock);
+	g_hash_table_remove(core->sampling, &cgrp_id);
+	g_cond_broadcast(&core->sample_done);
+	g_mutex_unlock(&core->sample_lock);
 }
 
 void task_sample_subtree(struct cg_core *core, uint64_t cgrp_id)

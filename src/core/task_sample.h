@@ -4,9 +4,12 @@
  * does first. The thread ids are copied under the lock, their figures read
  * without it, and charged under it again. A figure read before a move is
  * older than the charge the move made and is ignored (task_charge), so a
- * move meanwhile loses nothing. Readers of one group that come within
- * TASK_SAMPLE_SHARE_NS of a sample share it: N readers of a 2000-thread
- * group do not read /proc N times. */
+ * move meanwhile loses nothing. Readers of one group that come while it
+ * is being sampled wait for that sample and share it, and those that come
+ * within TASK_SAMPLE_SHARE_NS after share it too: N readers of a
+ * 2000-thread group do not read /proc N times. Only threads whose process
+ * ran since they were charged are read, and they are charged a batch per
+ * write-locked stretch, so a move waits for a batch, not a group. */
 #ifndef CGFUSED_TASK_SAMPLE_H
 #define CGFUSED_TASK_SAMPLE_H
 

@@ -58,6 +58,9 @@ struct fake_kf {
 	GArray *killed;		/* pid_t: the threads task_kill() was aimed at */
 	GQueue trace_reports;	/* struct trace_report *, in order */
 	unsigned nr_traced;
+	bool cputime_held;	/* fake_kf_hold_cputime() */
+	unsigned cputime_waiting;
+	GCond cputime_cond;
 };
 
 static struct fake_kf *to_fake(struct kfacade *kf)
@@ -292,6 +295,9 @@ static int fake_task_cputime(struct kfacade *kf, pid_t tgid, pid_t tid,
 	struct fake_thread t;
 
 	count_sys_call(to_fake(kf));
+	g_mutex_lock(&to_fake(kf)->lock);
+	to_fake(kf)->calls.task_cputime++;
+	g_mutex_unlock(&to_fake(kf)->lock);
 	if (!thread_copy(to_fake(kf), tid, &t) || t.tgid != tgid)
 		return -ESRCH;
 	*out = t.cputime;
@@ -308,6 +314,11 @@ static int fake_process_cputime(struct kfacade *kf, pid_t tgid, uint64_t *ns)
 	count_sys_call(to_fake(kf));
 	*ns = 0;
 	g_mutex_lock(&fk->lock);
+	fk->cputime_waiting++;
+	while (fk->cputime_held)
+		g_cond_wait(&fk->cputime_cond, &fk->lock);
+	fk->cputime_waiting--;
+	fk->calls.process_cputime++;
 	g_hash_table_iter_init(&iter, fk->threads);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
 		if (t->tgid == tgid) {
@@ -651,6 +662,7 @@ struct fake_kf *fake_kf_new(void)
 
 	fk->base.ops = &fake_ops;
 	g_mutex_init(&fk->lock);
+	g_cond_init(&fk->cputime_cond);
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	fk->opens = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	g_queue_init(&fk->pending);
@@ -673,6 +685,7 @@ void fake_kf_free(struct fake_kf *fk)
 	g_hash_table_unref(fk->threads);
 	g_hash_table_unref(fk->ag_nice);
 	g_array_unref(fk->killed);
+	g_cond_clear(&fk->cputime_cond);
 	g_mutex_clear(&fk->lock);
 	g_free(fk);
 }
@@ -838,6 +851,24 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid)
 	exit_locked(fk, tid);
 	add_locked(fk, tid, tgid, false);
 	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_hold_cputime(struct fake_kf *fk, bool held)
+{
+	g_mutex_lock(&fk->lock);
+	fk->cputime_held = held;
+	g_cond_broadcast(&fk->cputime_cond);
+	g_mutex_unlock(&fk->lock);
+}
+
+unsigned fake_kf_cputime_waiting(struct fake_kf *fk)
+{
+	unsigned n;
+
+	g_mutex_lock(&fk->lock);
+	n = fk->cputime_waiting;
+	g_mutex_unlock(&fk->lock);
+	return n;
 }
 
 void fake_kf_forbid_when(struct fake_kf *fk, bool (*held)(void *data), void *data)

@@ -75,6 +75,7 @@ struct fake_kf_calls {
 	unsigned get_affinity;			/* get_affinity calls so far */
 	unsigned trace_freeze, trace_thaw;	/* threads frozen, thawed */
 	unsigned policy;			/* set_policy calls so far */
+	unsigned task_cputime, process_cputime;	/* figures read so far */
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
@@ -122,6 +123,11 @@ int fake_kf_given_back(struct fake_kf *fk, pid_t tid);
  * inherits its parent's), and the thread setting its own. */
 int fake_kf_policy(struct fake_kf *fk, pid_t tid);
 void fake_kf_set_own_policy(struct fake_kf *fk, pid_t tid, int policy);
+
+/* While held, ->process_cputime() calls wait until let go (a slow read
+ * of a busy system); how many wait now. */
+void fake_kf_hold_cputime(struct fake_kf *fk, bool held);
+unsigned fake_kf_cputime_waiting(struct fake_kf *fk);
 
 /* How many calls so far were of those the real facade makes system calls
  * or /proc reads for (task_open, task_events, task_alive, task_kill,
