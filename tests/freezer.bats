@@ -138,10 +138,15 @@ freeze_job() {
 	assert_output --regexp "$JOB Stopped"
 }
 
-@test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
+@test "a thread another user's tracer holds is not frozen: the group stays FREEZING until it can be" {
 	local a t
-	cg_busy a
-	# strace holds it (PTRACE_SEIZE): ptrace allows one tracer.
+	setpriv --reuid=1234 --regid=1234 --clear-groups "$CG_PYTHON" -c 'while True: pass' \
+		>/dev/null 2>&1 3>&- &
+	a=$!
+	CG_HELPERS+=("$a")
+	cg_poll_until -x 1234 awk '/^Uid:/ { print $2 }' "/proc/$a/status"
+	# root's strace holds it (PTRACE_SEIZE): ptrace allows one tracer,
+	# and user 1234 could not stop root's.
 	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
 	t=$!
 	CG_HELPERS+=("$t")
@@ -157,6 +162,50 @@ freeze_job() {
 	cg_wait_gone "$t"
 	wait_state "$MNT/g" FROZEN
 	assert_frozen "$a"
+}
+
+@test "a child its own parent traces (PTRACE_TRACEME) freezes; after the thaw it runs" {
+	local tm p c
+	cg_traceme "$MNT/g" tm --pass
+	read -r p c <<<"$tm"
+	freeze "$MNT/g"
+	assert_frozen "$c"
+	assert_frozen "$p"
+	echo THAWED >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" THAWED
+	# Its tracer saw a SIGSTOP and passed it on: it does not stop.
+	cg_poll_until -m '^[^tT]$' state "$c"
+	assert_runs "$c"
+}
+
+@test "a traced child whose tracer left the group freezes, its tracer held until the thaw" {
+	local tm p c
+	cg_traceme "$MNT/g" tm
+	read -r p c <<<"$tm"
+	echo "$p" >"$MNT/cgroup.procs"
+	freeze "$MNT/g"
+	assert_frozen "$c"
+	assert_equal "$(state "$p")" t
+	echo THAWED >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" THAWED
+	cg_poll_until -m '^[^tT]$' state "$p"
+	cg_poll_until -m '^[^tT]$' state "$c"
+	assert_runs "$c"
+}
+
+@test "a frozen shell that traps USR1 gets it once the daemon is unmounted" {
+	local b
+	bash --norc -c "trap 'echo usr1 >>$CG_TMP/got' USR1; while :; do sleep 0.05; done" \
+		>/dev/null 2>&1 3>&- &
+	b=$!
+	CG_HELPERS+=("$b")
+	echo "$b" >"$MNT/g/cgroup.procs"
+	freeze "$MNT/g"
+	kill -USR1 "$b"
+	sleep 0.2
+	[[ ! -e $CG_TMP/got ]] || { echo "the frozen shell ran its trap" >&2; return 1; }
+	fusermount3 -u "$MNT"
+	cg_wait_for "$CG_TMP/got" usr1
 }
 
 # The kernel's v1 freezer holds SIGKILL until the thaw; a ptrace-stop does

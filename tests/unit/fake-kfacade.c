@@ -20,6 +20,9 @@ struct fake_thread {
 	/* ptrace, as the freezer uses it. */
 	bool traced;		/* by the facade's caller */
 	bool traced_by_other;	/* by a debugger: cannot be traced */
+	pid_t tracer;		/* that debugger, if known (fake_kf_set_tracer) */
+	bool sig_stopped;	/* stopped by a SIGSTOP its tracer has not passed */
+	int conts;		/* SIGCONTs sent to it */
 	bool stopped;		/* in a ptrace-stop */
 	bool stop_held;		/* in uninterruptible sleep: stops when let go */
 	int pending_sig;	/* a signal on its way: its stop takes it */
@@ -532,6 +535,35 @@ static int fake_trace_freeze(struct kfacade *kf, pid_t tid)
 	return ret;
 }
 
+static int fake_trace_status(struct kfacade *kf, pid_t tid, struct trace_status *st)
+{
+	struct fake_thread t;
+
+	count_sys_call(to_fake(kf));
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*st = (struct trace_status){ t.traced_by_other ? t.tracer : 0, t.stopped || t.sig_stopped };
+	return 0;
+}
+
+/* SIGSTOP stops a thread another tracer has (until that tracer passes
+ * it: fake_kf_tracer_resumes); a SIGCONT is counted. */
+static int fake_trace_signal(struct kfacade *kf, pid_t tid, int sig)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+
+	count_sys_call(fk);
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (t && sig == SIGSTOP && t->traced_by_other)
+		t->sig_stopped = true;
+	else if (t && sig == SIGCONT)
+		t->conts++;
+	g_mutex_unlock(&fk->lock);
+	return t ? 0 : -ESRCH;
+}
+
 static int fake_trace_report(struct kfacade *kf, struct trace_report *out)
 {
 	struct fake_kf *fk = to_fake(kf);
@@ -651,6 +683,8 @@ static const struct kfacade_ops fake_ops = {
 	.trace_freeze = fake_trace_freeze,
 	.trace_report = fake_trace_report,
 	.trace_thaw = fake_trace_thaw,
+	.trace_status = fake_trace_status,
+	.trace_signal = fake_trace_signal,
 	.get_policy = fake_get_policy,
 	.set_policy = fake_set_policy,
 	.task_children = fake_task_children,
@@ -1136,6 +1170,49 @@ void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged)
 	g_mutex_lock(&fk->lock);
 	thread_locked(fk, tid)->traced_by_other = debugged;
 	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_set_tracer(struct fake_kf *fk, pid_t tid, pid_t tracer)
+{
+	g_mutex_lock(&fk->lock);
+	thread_locked(fk, tid)->traced_by_other = tracer != 0;
+	thread_locked(fk, tid)->tracer = tracer;
+	g_mutex_unlock(&fk->lock);
+}
+
+bool fake_kf_tracer_resumes(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t, *tracer;
+	bool resumed;
+
+	g_mutex_lock(&fk->lock);
+	t = thread_locked(fk, tid);
+	tracer = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(t->tracer));
+	resumed = !(tracer && tracer->traced && tracer->stopped);
+	if (resumed)
+		t->sig_stopped = false;
+	g_mutex_unlock(&fk->lock);
+	return resumed;
+}
+
+bool fake_kf_sig_stopped(struct fake_kf *fk, pid_t tid)
+{
+	bool stopped;
+
+	g_mutex_lock(&fk->lock);
+	stopped = thread_locked(fk, tid)->sig_stopped;
+	g_mutex_unlock(&fk->lock);
+	return stopped;
+}
+
+int fake_kf_conts(struct fake_kf *fk, pid_t tid)
+{
+	int n;
+
+	g_mutex_lock(&fk->lock);
+	n = thread_locked(fk, tid)->conts;
+	g_mutex_unlock(&fk->lock);
+	return n;
 }
 
 void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held)

@@ -111,6 +111,15 @@ bool fake_kf_frozen(struct fake_kf *fk, pid_t tid);
 bool fake_kf_traced(struct fake_kf *fk, pid_t tid);
 /* A debugger traces the thread: ->trace_freeze() gives EPERM. */
 void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged);
+/* Thread tracer traces the thread (its parent with PTRACE_TRACEME, say):
+ * ->trace_freeze() gives EPERM, ->trace_status() names tracer, and a
+ * SIGSTOP (->trace_signal()) stops it until the tracer resumes it. */
+void fake_kf_set_tracer(struct fake_kf *fk, pid_t tid, pid_t tracer);
+/* Its tracer resumes it, unless the tracer is frozen: whether it did. */
+bool fake_kf_tracer_resumes(struct fake_kf *fk, pid_t tid);
+bool fake_kf_sig_stopped(struct fake_kf *fk, pid_t tid);
+/* How many SIGCONTs ->trace_signal() sent it. */
+int fake_kf_conts(struct fake_kf *fk, pid_t tid);
 /* While held, a freeze does not stop the thread; let go, it stops. */
 void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held);
 /* A signal on its way to the thread: its next stop takes it (a
