@@ -12,10 +12,16 @@
  * this many charges, not a 2000-thread group's. */
 #define CHARGE_BATCH 128
 
-struct sample {
+/* What is copied of each thread under the read lock: no more (a copy
+ * of a 2000-thread group is a walk the moves wait for). */
+struct member {
 	pid_t tid;
 	struct task_ident ident;
 	uint64_t charged_proc_ns;	/* as it was when copied */
+};
+
+/* What is read of it without the lock. */
+struct sample {
 	uint64_t proc_ns;		/* its process's CPU time now */
 	struct task_cputime now;
 	bool read;			/* now holds new figures */
@@ -28,10 +34,9 @@ static int copy_cgroup(struct css *css, void *data)
 
 	for (GList *l = css->cgroup->csets.head; l; l = l->next)
 		css_set_for_each_task(t, (struct css_set *)l->data) {
-			struct sample s = { .tid = t->tid, .ident = t->ident,
-					    .charged_proc_ns = t->charged_proc_ns };
+			struct member m = { t->tid, t->ident, t->charged_proc_ns };
 
-			g_array_append_val(out, s);
+			g_array_append_val(out, m);
 		}
 	return 0;
 }
@@ -40,27 +45,32 @@ static int copy_cgroup(struct css *css, void *data)
  * process's clock moved since it was charged (as task_account); and that
  * clock is read once per process: the kernel sums every thread of the
  * process for it, so a read per thread of a 2000-thread process costs
- * 2000 x 2000 steps. A group of sleepers costs a clock read a process. */
-static void read_samples(struct kfacade *kf, GArray *samples)
+ * 2000 x 2000 steps. A group of sleepers costs a clock read a process.
+ * Returns whether any thread was read. */
+static bool read_samples(struct kfacade *kf, GArray *members, struct sample *samples)
 {
 	GHashTable *clocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	bool any = false;
 
-	for (guint i = 0; i < samples->len; i++) {
-		struct sample *s = &g_array_index(samples, struct sample, i);
-		uint64_t *clock = g_hash_table_lookup(clocks, GINT_TO_POINTER(s->ident.tgid));
+	for (guint i = 0; i < members->len; i++) {
+		const struct member *m = &g_array_index(members, struct member, i);
+		struct sample *s = &samples[i];
+		uint64_t *clock = g_hash_table_lookup(clocks, GINT_TO_POINTER(m->ident.tgid));
 
 		if (!clock) {
 			clock = g_new(uint64_t, 1);
-			if (kf->ops->process_cputime(kf, s->ident.tgid, clock) < 0)
+			if (kf->ops->process_cputime(kf, m->ident.tgid, clock) < 0)
 				*clock = UINT64_MAX;
-			g_hash_table_insert(clocks, GINT_TO_POINTER(s->ident.tgid), clock);
+			g_hash_table_insert(clocks, GINT_TO_POINTER(m->ident.tgid), clock);
 		}
 		s->proc_ns = *clock;
-		if (s->proc_ns == s->charged_proc_ns)
+		if (s->proc_ns == m->charged_proc_ns)
 			continue;
-		s->read = kf->ops->task_cputime(kf, s->ident.tgid, s->tid, &s->now) == 0;
+		s->read = kf->ops->task_cputime(kf, m->ident.tgid, m->tid, &s->now) == 0;
+		any |= s->read;
 	}
 	g_hash_table_unref(clocks);
+	return any;
 }
 
 /* Whether this reader samples cgrp now (no sample shared within the last
@@ -75,14 +85,14 @@ static bool claim_sample(struct cgroup *cgrp, uint64_t now, uint64_t share_ns)
 }
 
 /* Charges the threads read, a batch per write-locked stretch. */
-static void charge_samples(struct cg_core *core, GArray *samples)
+static void charge_samples(struct cg_core *core, GArray *members, const struct sample *samples)
 {
 	guint i = 0;
 
-	while (i < samples->len) {
-		guint end = MIN(i + CHARGE_BATCH, samples->len);
+	while (i < members->len) {
+		guint end = MIN(i + CHARGE_BATCH, members->len);
 
-		for (; i < end && !g_array_index(samples, struct sample, i).read; i++)
+		for (; i < end && !samples[i].read; i++)
 			;
 		if (i == end)
 			continue;
@@ -90,14 +100,15 @@ static void charge_samples(struct cg_core *core, GArray *samples)
 		cg_write_lock(&core->lock);
 		task_catch_up(core);
 		for (; i < end; i++) {
-			struct sample *s = &g_array_index(samples, struct sample, i);
+			const struct member *m = &g_array_index(members, struct member, i);
+			const struct sample *s = &samples[i];
 			struct task *t;
 
 			if (!s->read)
 				continue;
-			t = task_lookup(core, s->tid);
+			t = task_lookup(core, m->tid);
 			/* Gone, or a reused id: a new thread, not the one read. */
-			if (!t || t->ident.ino != s->ident.ino ||
+			if (!t || t->ident.ino != m->ident.ino ||
 			    s->now.run_ns < t->charged.run_ns)	/* a move charged since */
 				continue;
 			task_charge(core, t, &s->now);
@@ -110,7 +121,7 @@ static void charge_samples(struct cg_core *core, GArray *samples)
 static void sample_now(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)
 {
 	struct kfacade *kf = core->kf;
-	GArray *samples = g_array_new(FALSE, FALSE, sizeof(struct sample));
+	GArray *members = g_array_sized_new(FALSE, FALSE, sizeof(struct member), 256);
 	struct cgroup *cgrp;
 	uint64_t now = kf->ops->boottime_ns(kf);
 	unsigned slot;
@@ -120,13 +131,16 @@ static void sample_now(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns
 	cgrp = cgroup_by_id(core, cgrp_id);
 	/* A root's figures are the system's: nothing to sample. */
 	if (cgrp && cgrp->parent && claim_sample(cgrp, now, share_ns))
-		css_for_each_descendant_pre(&cgrp->self, copy_cgroup, samples);
+		css_for_each_descendant_pre(&cgrp->self, copy_cgroup, members);
 	cg_read_unlock(&core->lock, slot);
-	if (samples->len) {
-		read_samples(kf, samples);
-		charge_samples(core, samples);
+	if (members->len) {
+		struct sample *samples = g_new0(struct sample, members->len);
+
+		if (read_samples(kf, members, samples))
+			charge_samples(core, members, samples);
+		g_free(samples);
 	}
-	g_array_unref(samples);
+	g_array_unref(members);
 }
 
 void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)
