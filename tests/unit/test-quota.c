@@ -213,14 +213,15 @@ static void test_throttle_and_release(void)
 }
 
 /* A pass over a capped group costs its runnable threads: of a process of
- * 500 sleepers, its clock is read once and no thread; of a process that
- * ran, its thread. */
+ * 500 sleepers, its clock is read once (twice when another process ran:
+ * once to tell, once in the sample) and no thread; of a process that ran,
+ * its thread. */
 static void test_sleepers_cost(void)
 {
 	struct quota_enforcer *qe;
 	struct fake_kf_calls c0, c1;
 	struct env e;
-	uint64_t g;
+	uint64_t g, sampled;
 
 	setup(&e, &qe);
 	fake_kf_add_process(e.fk, 1000, 500);
@@ -234,7 +235,14 @@ static void test_sleepers_cost(void)
 	quota_pass(qe, 10 * MS);
 	c1 = fake_kf_calls(e.fk);
 	g_assert_cmpuint(c1.task_cputime - c0.task_cputime, ==, 1);
-	g_assert_cmpuint(c1.process_cputime - c0.process_cputime, ==, 2);
+	g_assert_cmpuint(c1.process_cputime - c0.process_cputime, ==, 4);
+	/* Nothing ran: one clock read a process, no sample. */
+	sampled = atomic_load(&cgroup_by_id(e.core, g)->sampled_ns);
+	quota_pass(qe, 15 * MS);
+	g_assert_cmpuint(atomic_load(&cgroup_by_id(e.core, g)->sampled_ns), ==, sampled);
+	c0 = fake_kf_calls(e.fk);
+	g_assert_cmpuint(c0.task_cputime - c1.task_cputime, ==, 0);
+	g_assert_cmpuint(c0.process_cputime - c1.process_cputime, ==, 2);
 	/* What the runner ran is counted all the same. */
 	fake_kf_run(e.fk, P200, 25 * MS, 0, 0);
 	quota_pass(qe, 20 * MS);
