@@ -161,6 +161,10 @@ struct cgroup {
 	/* Boot time of its threads' last sample: readers claim a sample with
 	 * a compare-and-swap (task_sample.c), under the read side. */
 	_Atomic uint64_t sampled_ns;
+	/* Bumped, under the write side, when a task joins or leaves it or a
+	 * descendant: a sample reuses its copy of the members while this
+	 * stays (task_sample.c). */
+	uint64_t members_gen;
 	/* Linked css_sets, and children that are populated (the kernel's
 	 * counts, kept by cgroup_update_populated()). */
 	unsigned nr_populated_csets, nr_populated_children;
@@ -253,6 +257,7 @@ struct cg_core {
 	GCond sample_done;
 	GHashTable *sampling;		/* cgroup id -> its sampler's ticket */
 	uint64_t sample_tickets;
+	GHashTable *sample_copies;	/* cgroup id -> its members as copied */
 };
 
 /* What cg_core_new() sets: generous, but finite (the state on disk and

@@ -20,6 +20,58 @@ struct member {
 	uint64_t charged_proc_ns;	/* as it was when copied */
 };
 
+/* A group's members as last copied, for as long as members_gen stays;
+ * charged_proc_ns as this sampler last charged them. Only the group's
+ * one sampler at a time (core->sampling) uses it. */
+struct copy {
+	uint64_t gen;
+	GArray *members;		/* struct member */
+};
+
+/* So many groups' copies are kept at most: a reader of each of 20,000
+ * groups would keep them all. */
+#define COPIES_MAX 64
+
+static void copy_free(gpointer p)
+{
+	struct copy *c = p;
+
+	g_array_unref(c->members);
+	g_free(c);
+}
+
+GHashTable *task_sample_copies_new(void)
+{
+	return g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, copy_free);
+}
+
+static gboolean not_sampled(gpointer id, gpointer copy, gpointer sampling)
+{
+	(void)copy;
+	return !g_hash_table_contains(sampling, id);
+}
+
+/* The group's copy, made (empty) if there is none. Called by the group's
+ * sampler; the copies of groups being sampled are not dropped. */
+static struct copy *copy_of(struct cg_core *core, uint64_t cgrp_id)
+{
+	struct copy *c;
+
+	g_mutex_lock(&core->sample_lock);
+	c = g_hash_table_lookup(core->sample_copies, &cgrp_id);
+	if (!c) {
+		if (g_hash_table_size(core->sample_copies) >= COPIES_MAX)
+			g_hash_table_foreach_remove(core->sample_copies, not_sampled,
+						    core->sampling);
+		c = g_new0(struct copy, 1);
+		c->gen = UINT64_MAX;
+		c->members = g_array_new(FALSE, FALSE, sizeof(struct member));
+		g_hash_table_insert(core->sample_copies, g_memdup2(&cgrp_id, sizeof(cgrp_id)), c);
+	}
+	g_mutex_unlock(&core->sample_lock);
+	return c;
+}
+
 /* What is read of it without the lock. */
 struct sample {
 	uint64_t proc_ns;		/* its process's CPU time now */
@@ -121,26 +173,38 @@ static void charge_samples(struct cg_core *core, GArray *members, const struct s
 static void sample_now(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)
 {
 	struct kfacade *kf = core->kf;
-	GArray *members = g_array_sized_new(FALSE, FALSE, sizeof(struct member), 256);
+	struct copy *copy = copy_of(core, cgrp_id);
+	GArray *members = copy->members;
 	struct cgroup *cgrp;
 	uint64_t now = kf->ops->boottime_ns(kf);
+	bool claimed = false;
 	unsigned slot;
 
 	cg_catch_up_if_pending(core);
 	slot = cg_read_lock(&core->lock);
 	cgrp = cgroup_by_id(core, cgrp_id);
 	/* A root's figures are the system's: nothing to sample. */
-	if (cgrp && cgrp->parent && claim_sample(cgrp, now, share_ns))
-		css_for_each_descendant_pre(&cgrp->self, copy_cgroup, members);
+	if (cgrp && cgrp->parent && claim_sample(cgrp, now, share_ns)) {
+		claimed = true;
+		if (copy->gen != cgrp->members_gen) {
+			g_array_set_size(members, 0);
+			css_for_each_descendant_pre(&cgrp->self, copy_cgroup, members);
+			copy->gen = cgrp->members_gen;
+		}
+	}
 	cg_read_unlock(&core->lock, slot);
-	if (members->len) {
+	if (claimed && members->len) {
 		struct sample *samples = g_new0(struct sample, members->len);
 
 		if (read_samples(kf, members, samples))
 			charge_samples(core, members, samples);
+		/* What was read is charged now (or was by a move since). */
+		for (guint i = 0; i < members->len; i++)
+			if (samples[i].read)
+				g_array_index(members, struct member, i).charged_proc_ns =
+					samples[i].proc_ns;
 		g_free(samples);
 	}
-	g_array_unref(members);
 }
 
 void task_sample_subtree_within(struct cg_core *core, uint64_t cgrp_id, uint64_t share_ns)

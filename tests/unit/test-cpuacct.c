@@ -191,6 +191,33 @@ static void test_concurrent_readers_one_sample(void)
 	env_teardown(&e);
 }
 
+/* A sample keeps its copy of the members while they stay: a child forked
+ * into the group, a thread moved in and one that exits after a read are
+ * each seen by the next. */
+static void test_copy_follows_members(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_add_process(e.fk, 200, 1);
+	fake_kf_run(e.fk, 100, 10 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 10 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 10 * MS);
+	fake_kf_fork(e.fk, 100, 110, 110);
+	fake_kf_run(e.fk, 110, 3 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 13 * MS);
+	wr_ok(&e, a, "tasks", "200");
+	fake_kf_run(e.fk, 200, 5 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 18 * MS);
+	fake_kf_run(e.fk, 110, 1 * MS, 0, 0);
+	fake_kf_exit(e.fk, 110);
+	fake_kf_run(e.fk, 200, 2 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 21 * MS);
+	env_teardown(&e);
+}
+
 /* System time is counted apart from user time, in ns; cpuacct.stat shows
  * both in USER_HZ ticks. */
 static void test_system_time(void)
@@ -262,6 +289,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/cpuacct/child-counted-from-birth", test_child_counted_from_birth);
 	g_test_add_func("/cpuacct/reset", test_reset);
 	g_test_add_func("/cpuacct/readers-share-a-sample", test_readers_share_a_sample);
+	g_test_add_func("/cpuacct/copy-follows-members", test_copy_follows_members);
 	g_test_add_func("/cpuacct/concurrent-readers-one-sample",
 			test_concurrent_readers_one_sample);
 	g_test_add_func("/cpuacct/system-time", test_system_time);
