@@ -221,10 +221,8 @@ stat_value() {
 	mkdir g
 	echo 0 >g/cpuset.mems
 	echo 1 >g/cpuset.cpus
-	# A busy process (found runnable by the reconcile) that sets its
-	# affinity back to every CPU every 100 ms: the kernel lets it, as it
-	# knows nothing of cgfused's cpusets (before, it
-	# kept CPU 0 99% of the time).
+	# A busy process that sets its affinity back to every CPU every 100
+	# ms: the kernel lets it, as it knows nothing of cgfused's cpusets.
 	(cd / && exec "$CG_PYTHON" -c 'import os, time
 every = set(range(os.cpu_count()))
 next = time.monotonic()
@@ -235,10 +233,11 @@ while True:
 	CG_HELPERS+=("$!")
 	p=$!
 	echo "$p" >g/tasks
-	# Found at a reconcile (every 5 s), then watched: two escapes make it a
-	# repeat offender, re-read every 10 ms.
-	cg_poll_until -ge 2 stat_value affinity_escapes
-	# Its affinity sampled every 2 ms for 5 s: the fraction outside CPU 1.
+	cg_poll_until -x 1 affinity_of "$p"
+	# From its placing on, its affinity sampled every 2 ms for 5 s: the
+	# fraction outside CPU 1. Each sampled pass reads a runnable member's
+	# affinity (100 ms), a repeat escaper's every 10 ms (before: only a
+	# reconcile, every 5 s, found the first escape).
 	out=$("$CG_PYTHON" -c 'import os, sys, time
 pid, out, n = int(sys.argv[1]), 0, 0
 end = time.monotonic() + 5
@@ -249,10 +248,11 @@ while time.monotonic() < end:
 print(n, out, round(100.0 * out / n, 1))' "$p")
 	set -- $out
 	echo "# affinity outside the cpuset in $3% of $1 samples" >&3
-	# Generous, not to be timing-flaky on a loaded machine (measured
-	# figures: docs/testing.md).
+	# Generous, not to be timing-flaky on a loaded machine (cgfused(8)
+	# gives the measured figure).
 	(($1 >= 500))
-	(($2 * 2 < $1))
+	(($2 * 4 < $1))
+	[[ $(stat_value affinity_escapes) -ge 2 ]]
 }
 
 # restart [cgfused options...]: kill -9 of the daemon, then a new one on

@@ -139,11 +139,16 @@ freeze_job() {
 	assert_output --regexp "$JOB Stopped"
 }
 
-# freezing_traced: a busy loop (its PID in A) that strace (its PID in T)
-# holds, in g, which is told FROZEN: the daemon has found it cannot stop
-# it (PTRACE_SEIZE: ptrace allows one tracer).
+# freezing_traced: a busy loop of user 1234 (its PID in A) that root's
+# strace (its PID in T) holds, in g, which is told FROZEN: the daemon has
+# found it cannot stop it (ptrace allows one tracer, and user 1234 could
+# not stop root's tracer to hold the loop with its help).
 freezing_traced() {
-	cg_busy A
+	setpriv --reuid=1234 --regid=1234 --clear-groups "$CG_PYTHON" -c 'while True: pass' \
+		>/dev/null 2>&1 3>&- &
+	A=$!
+	CG_HELPERS+=("$A")
+	cg_poll_until -x 1234 awk '/^Uid:/ { print $2 }' "/proc/$A/status"
 	strace -qq -e trace=none -p "$A" >/dev/null 2>&1 3>&- &
 	T=$!
 	CG_HELPERS+=("$T")
@@ -153,7 +158,7 @@ freezing_traced() {
 	cg_poll_until -x "freezer_refused_threads 1" grep '^freezer_refused_threads' "$MNT/cgfused.stat"
 }
 
-@test "a thread another tracer holds is not frozen: the group stays FREEZING until it can be" {
+@test "a thread another user's tracer holds is not frozen: the group stays FREEZING until it can be" {
 	local A T a t
 	freezing_traced
 	a=$A t=$T
@@ -210,6 +215,51 @@ $c"
 	echo THAWED >"$MNT/g/freezer.state"
 	assert_equal "$(<"$MNT/g/c/freezer.state")" THAWED
 	assert_runs "$a"
+}
+
+@test "a child its own parent traces (PTRACE_TRACEME) freezes; after the thaw it runs" {
+	local tm p c
+	cg_traceme "$MNT/g" tm --pass
+	read -r p c <<<"$tm"
+	freeze "$MNT/g"
+	assert_frozen "$c"
+	assert_frozen "$p"
+	echo THAWED >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" THAWED
+	# Its tracer saw a SIGSTOP and passed it on: it does not stop.
+	cg_poll_until -m '^[^tT]$' state "$c"
+	assert_runs "$c"
+}
+
+@test "a traced child whose tracer left the group freezes, its tracer held until the thaw" {
+	local tm p c
+	cg_traceme "$MNT/g" tm
+	read -r p c <<<"$tm"
+	echo "$p" >"$MNT/cgroup.procs"
+	freeze "$MNT/g"
+	assert_frozen "$c"
+	assert_equal "$(state "$p")" t
+	echo THAWED >"$MNT/g/freezer.state"
+	wait_state "$MNT/g" THAWED
+	cg_poll_until -m '^[^tT]$' state "$p"
+	cg_poll_until -m '^[^tT]$' state "$c"
+	assert_runs "$c"
+}
+
+@test "a frozen shell that traps USR1 gets it once the daemon is unmounted" {
+	local b
+	bash --norc -c "trap 'echo usr1 >>$CG_TMP/got' USR1; while :; do sleep 0.05; done" \
+		>/dev/null 2>&1 3>&- &
+	b=$!
+	CG_HELPERS+=("$b")
+	echo "$b" >"$MNT/g/cgroup.procs"
+	freeze "$MNT/g"
+	kill -USR1 "$b"
+	# Delivered and waiting: SIGUSR1 (bit 9) in its pending set.
+	cg_poll_until -m '[2367abef][0-9a-f]{2}$' awk '/^ShdPnd:/ { print $2 }' "/proc/$b/status"
+	[[ ! -e $CG_TMP/got ]] || { echo "the frozen shell ran its trap" >&2; return 1; }
+	fusermount3 -u "$MNT"
+	cg_wait_for "$CG_TMP/got" usr1
 }
 
 # The kernel's v1 freezer holds SIGKILL until the thaw; a ptrace-stop does

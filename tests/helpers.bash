@@ -184,6 +184,20 @@ cg_busy() {
 	printf -v "$1" %s "$!"
 }
 
+# cg_traceme GROUP VAR [--pass]: tests/helpers/traceme started in GROUP
+# (its PTRACE_TRACEME child is born there); VAR gets "PARENT CHILD" once
+# the child is traced by its parent.
+cg_traceme() {
+	local out=$CG_TMP/traceme.$RANDOM pid
+	(echo "$BASHPID" >"$1/cgroup.procs" && exec "$TRACEME" ${3:+"$3"}) >"$out" 2>&1 3>&- &
+	pid=$!
+	CG_HELPERS+=("$pid")
+	cg_poll_until -m '^[0-9]+$' cat "$out" || return
+	CG_HELPERS+=("$(<"$out")")
+	cg_wait_for "/proc/$(<"$out")/status" "^TracerPid:[[:space:]]*$pid\$" || return
+	printf -v "$2" '%s %s' "$pid" "$(<"$out")"
+}
+
 # cg_cpu_ns PID: the thread's CPU time so far (ns, exact).
 cg_cpu_ns() {
 	local run rest

@@ -146,6 +146,41 @@ capped_busy() {
 	[[ $(stat_field "$MNT/g/cpu.stat" nr_throttled) -gt 0 ]]
 }
 
+@test "a parent's 20% holds two busy children capped at 20% each: the group's usage stays near 20%" {
+	local a b u0 u1 t0 t1 s
+	mkdir "$MNT/g/c1" "$MNT/g/c2"
+	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
+	echo 20000 >"$MNT/g/c1/cpu.cfs_quota_us"
+	echo 20000 >"$MNT/g/c2/cpu.cfs_quota_us"
+	cg_busy a
+	cg_busy b
+	echo "$a" >"$MNT/g/c1/cgroup.procs"
+	echo "$b" >"$MNT/g/c2/cgroup.procs"
+	wait_throttled "$a"
+	u0=$(<"$MNT/g/cpuacct.usage")
+	t0=$(date +%s%N)
+	sleep 3
+	u1=$(<"$MNT/g/cpuacct.usage")
+	t1=$(date +%s%N)
+	s=$(((u1 - u0) * 1000 / (t1 - t0)))
+	echo "# the children's sum: $s/1000" >&3
+	# Each child's own cap alone would let them have 400/1000.
+	[[ $s -lt 300 ]] || { echo "capped at 200/1000 by the parent, used $s/1000" >&2; return 1; }
+	[[ $s -gt 0 ]] || { echo "the capped loops never ran" >&2; return 1; }
+}
+
+@test "a child its own parent traces (PTRACE_TRACEME) is held to its group's quota" {
+	local tm p c s
+	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
+	cg_traceme "$MNT/g" tm
+	read -r p c <<<"$tm"
+	wait_throttled "$c"
+	s=$(share "$c" 3)
+	echo "# share: $s/1000" >&3
+	[[ $s -lt 300 ]] || { echo "capped at 200/1000, used $s/1000" >&2; return 1; }
+	[[ $s -gt 0 ]] || { echo "the capped child never ran" >&2; return 1; }
+}
+
 @test "a member moved out of the capped group runs free" {
 	local a
 	capped_busy a

@@ -44,7 +44,8 @@
  * nothing of it) is re-read every pass for WATCH_PASSES sampled passes (5
  * s), doubled at each new escape up to 64 times that (5 min); while watched,
  * one found more than once is also re-read every ALLOC_RECHECK_MS. Others
- * cost no read but the reconcile's. */
+ * cost a read a sampled pass while runnable in a cpuset (reread_affinity),
+ * sleepers none. */
 #define WATCH_PASSES 50
 #define WATCH_MAX_SHIFT 6
 /* A pass gives its CPU up (sched_yield) after this much work, checked at
@@ -400,6 +401,22 @@ static void see_task(struct allocator *a, struct task_sched *s)
 	alloc_task_reweigh(s);	/* its own nice is known now */
 }
 
+/* An affinity the thread set itself (outside its cpuset, the kernel lets
+ * it): what it has now is compared with, a difference calls for a placing.
+ * One system call: every sampled pass does it for the runnable members of
+ * a cpuset, so that an escape lasts a pass (100 ms), not a reconcile's 5 s. */
+static void reread_affinity(struct allocator *a, struct task_sched *s)
+{
+	struct kfacade *kf = a->core->kf;
+	struct cpumask cpus;
+
+	if (s->cpus_set && kf->ops->get_affinity(kf, s->tid, &cpus) == 0 &&
+	    (!task_cpus(s) || !cpumask_equal(&cpus, task_cpus(s)))) {
+		keep(a, s, CPUS_NOW, &cpus);
+		a->changed = true;
+	}
+}
+
 /* Catches changes made by others (a renice, an affinity the task set
  * itself outside its cpuset, a new session): what it has now is what we
  * compare with, and a difference calls for a placing. Runnable threads
@@ -408,7 +425,6 @@ static void see_task(struct allocator *a, struct task_sched *s)
 static void reconcile_task(struct allocator *a, struct task_sched *s)
 {
 	struct kfacade *kf = a->core->kf;
-	struct cpumask cpus;
 	int nice, ag, ag_nice;
 
 	if (kf->ops->get_autogroup(kf, s->tid, &ag, &ag_nice) == 0 && ag != task_autogroup(s)) {
@@ -419,11 +435,7 @@ static void reconcile_task(struct allocator *a, struct task_sched *s)
 		s->nice = nice;
 		a->changed = true;
 	}
-	if (s->cpus_set && kf->ops->get_affinity(kf, s->tid, &cpus) == 0 &&
-	    (!task_cpus(s) || !cpumask_equal(&cpus, task_cpus(s)))) {
-		keep(a, s, CPUS_NOW, &cpus);
-		a->changed = true;
-	}
+	reread_affinity(a, s);
 }
 
 /* Takes in the forks and exits heard of since the last pass. */
@@ -1608,12 +1620,16 @@ void alloc_pass(struct allocator *a, bool sample)
 	}
 	recheck_watched(a, sample);
 	see_new(a);
-	for (guint i = 0; reconcile && i < a->active->len; i++) {
+	for (guint i = 0; sample && i < a->active->len; i++) {
 		struct task_sched *s = g_array_index(a->active, struct active, i).s;
 
+		if (!s->seen || !s->runnable || (!reconcile && (!s->cpus_set || s->watch)))
+			continue;	/* a watched one was just read again */
 		breathe(a);
-		if (s->seen && s->runnable)
+		if (reconcile)
 			reconcile_task(a, s);
+		else
+			reread_affinity(a, s);
 	}
 	/* Placing costs a walk of the active threads: only when something
 	 * changed (or a time dither moves on, or sessions are to be weighed

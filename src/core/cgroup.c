@@ -12,6 +12,7 @@
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_queue.h"
+#include "core/task_sample.h"
 #include "core/task_watch.h"
 
 void css_get(struct css *css)
@@ -195,6 +196,10 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 	core->subscribers = g_ptr_array_new();
 	core->kf = kf;
 	core->taskq = task_queue_new();
+	g_mutex_init(&core->sample_lock);
+	g_cond_init(&core->sample_done);
+	core->sampling = g_hash_table_new(g_int64_hash, g_int64_equal);
+	core->sample_copies = task_sample_copies_new();
 	core->max_depth = CG_MAX_DEPTH_DEFAULT;
 	core->max_descendants = CG_MAX_DESCENDANTS_DEFAULT;
 	core->next_seq = 1;	/* id 0 would make inode numbers the fs layer reserves */
@@ -326,6 +331,10 @@ void cg_core_free(struct cg_core *core)
 	g_hash_table_unref(core->procs);
 	slab_pool_clear(&core->task_pool);
 	g_ptr_array_unref(core->subscribers);
+	g_hash_table_unref(core->sampling);
+	g_hash_table_unref(core->sample_copies);
+	g_cond_clear(&core->sample_done);
+	g_mutex_clear(&core->sample_lock);
 	cg_lock_clear(&core->lock);
 	g_free(core);
 }

@@ -169,6 +169,10 @@ struct cgroup {
 	/* Boot time of its threads' last sample: readers claim a sample with
 	 * a compare-and-swap (task_sample.c), under the read side. */
 	_Atomic uint64_t sampled_ns;
+	/* Bumped, under the write side, when a task joins or leaves it or a
+	 * descendant: a sample reuses its copy of the members while this
+	 * stays (task_sample.c). */
+	uint64_t members_gen;
 	/* Linked css_sets, and children that are populated (the kernel's
 	 * counts, kept by cgroup_update_populated()). */
 	unsigned nr_populated_csets, nr_populated_children;
@@ -257,6 +261,14 @@ struct cg_core {
 	/* v2's cgroup.max.depth and cgroup.max.descendants, for every group
 	 * (so the top's count bounds all): mkdir past them is EAGAIN. */
 	unsigned max_depth, max_descendants;
+	/* The samples under way (task_sample.c), outside the core lock: a
+	 * reader of a group being sampled waits for that sample. Taken with
+	 * no other lock held. */
+	GMutex sample_lock;
+	GCond sample_done;
+	GHashTable *sampling;		/* cgroup id -> its sampler's ticket */
+	uint64_t sample_tickets;
+	GHashTable *sample_copies;	/* cgroup id -> its members as copied */
 };
 
 /* What cg_core_new() sets: generous, but finite (the state on disk and

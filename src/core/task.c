@@ -37,6 +37,13 @@ struct css_set *task_css_set(struct cg_core *core, pid_t tid)
 }
 
 /* Tells the controllers that t leaves css_set from for to (NULL: none). */
+/* The groups of css and their ancestors have other members now. */
+static void bump_members(struct css *css)
+{
+	for (struct cgroup *c = css ? css->cgroup : NULL; c; c = c->parent)
+		c->members_gen++;
+}
+
 static void task_migrate(struct cg_core *core, const struct task *t, struct css_set *from,
 			 struct css_set *to)
 {
@@ -46,6 +53,8 @@ static void task_migrate(struct cg_core *core, const struct task *t, struct css_
 
 		if (core->subsys[i]->migrate && a != b)
 			core->subsys[i]->migrate(t, a, b);
+		bump_members(a);
+		bump_members(b);
 	}
 }
 

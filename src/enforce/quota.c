@@ -60,6 +60,7 @@ struct quota_enforcer {
 	GArray *usage;			/* uint64_t: each capped group's, last sample */
 	GHashTable *periods;		/* id -> struct quota_period * */
 	GHashTable *marks;		/* held group id -> struct mark * */
+	GHashTable *clocks;		/* the members' tgid -> CPU clock, last pass */
 	bool retry;			/* a new throttle: try refused threads again */
 	struct quota_stats st;
 	GMutex shown_lock;		/* after the core lock */
@@ -318,9 +319,40 @@ static void read_usage_locked(struct cg_core *core, void *data)
 	}
 }
 
+/* Whether a thread of a capped group may have run since the last pass:
+ * one CPU clock read a member process. When none moved, a sample would
+ * charge nothing, and its copy of every member under the core lock is
+ * spared (a capped group of sleepers costs a clock read a process). */
+static bool members_ran(struct quota_enforcer *qe)
+{
+	struct kfacade *kf = qe->core->kf;
+	GHashTable *clocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	bool ran = false;
+
+	for (guint i = 0; i < qe->members->len; i++) {
+		pid_t tgid = g_array_index(qe->members, struct member, i).ident.tgid;
+		uint64_t *clock, *last;
+
+		if (g_hash_table_contains(clocks, GINT_TO_POINTER(tgid)))
+			continue;
+		clock = g_new(uint64_t, 1);
+		if (kf->ops->process_cputime(kf, tgid, clock) < 0)
+			*clock = UINT64_MAX;
+		last = g_hash_table_lookup(qe->clocks, GINT_TO_POINTER(tgid));
+		ran |= !last || *last != *clock;
+		g_hash_table_insert(clocks, GINT_TO_POINTER(tgid), clock);
+	}
+	ran |= g_hash_table_size(clocks) != g_hash_table_size(qe->clocks);
+	g_hash_table_unref(qe->clocks);
+	qe->clocks = clocks;
+	return ran;
+}
+
 static void sample(struct quota_enforcer *qe, uint64_t now, uint64_t *usage)
 {
-	for (guint i = 0; i < qe->capped->len; i++) {
+	bool ran = members_ran(qe);
+
+	for (guint i = 0; ran && i < qe->capped->len; i++) {
 		const struct capped *c = &g_array_index(qe->capped, struct capped, i);
 		struct quota_period *p = period_of(qe, i);
 
@@ -547,6 +579,7 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core, struct tracees *
 	qe->usage = g_array_new(FALSE, TRUE, sizeof(uint64_t));
 	qe->periods = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 	qe->marks = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
+	qe->clocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	g_mutex_init(&qe->shown_lock);
 	qe->sub = (struct cg_subscriber){
 		.data = qe, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
@@ -563,6 +596,7 @@ void quota_enforcer_free(struct quota_enforcer *qe)
 	cg_unsubscribe(qe->core, &qe->sub);
 	g_hash_table_unref(qe->periods);
 	g_hash_table_unref(qe->marks);
+	g_hash_table_unref(qe->clocks);
 	g_array_unref(qe->capped);
 	g_array_unref(qe->held);
 	g_array_unref(qe->members);

@@ -70,6 +70,12 @@ struct trace_report {
 	int sig;
 };
 
+/* Who traces a thread, and whether it is stopped (trace_status). */
+struct trace_status {
+	pid_t tracer;		/* the tracing thread, 0 if none */
+	bool stopped;		/* in a stop: a ptrace-stop or a group-stop */
+};
+
 struct kfacade;
 
 /* The root task group's autogroup: no session's, no nice of its own. */
@@ -165,6 +171,16 @@ struct kfacade_ops {
 	 * child to exec or exit (the kernel's wait_for_vfork_done(), a
 	 * freezable sleep that no ptrace stop ends). */
 	bool (*task_in_vfork)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
+	/* A thread another tracer has (trace_freeze() gave -EPERM), held
+	 * with its tracer's help: trace_status() says who traces it and
+	 * whether it is stopped; trace_signal() sends it SIGSTOP, which
+	 * stops a traced thread in a signal-delivery-stop until its tracer
+	 * resumes it (so only while its tracer is held stopped too), or
+	 * SIGCONT, which cancels that stop's effect before the tracer sees
+	 * it (the kernel drops a stop dequeued before a SIGCONT). 0 or
+	 * -errno (-ESRCH once gone). */
+	int (*trace_status)(struct kfacade *kf, pid_t tid, struct trace_status *st);
+	int (*trace_signal)(struct kfacade *kf, pid_t tid, int sig);
 
 	/* cpu.idle's lever (kfacade_sched.c): a thread's scheduling policy
 	 * (SCHED_OTHER, SCHED_IDLE ..., without SCHED_RESET_ON_FORK), and

@@ -11,9 +11,14 @@
 #include "kernel/kfacade_trace.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/ptrace.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 int ktrace_freeze(struct kfacade *kf, pid_t tid)
 {
@@ -58,4 +63,36 @@ int ktrace_thaw(struct kfacade *kf, pid_t tid, int sig)
 {
 	(void)kf;
 	return ptrace(PTRACE_DETACH, tid, 0, (void *)(long)sig) < 0 ? -errno : 0;
+}
+
+/* /proc/TID/status: "State:\tt (tracing stop)" ... "TracerPid:\t123". */
+int ktrace_status(struct kfacade *kf, pid_t tid, struct trace_status *st)
+{
+	char path[64], buf[4096];
+	const char *state, *tracer;
+	ssize_t len;
+	int fd;
+
+	(void)kf;
+	snprintf(path, sizeof(path), "/proc/%d/status", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len < 0)
+		return -errno;
+	buf[len] = '\0';
+	state = strstr(buf, "\nState:\t");
+	tracer = strstr(buf, "\nTracerPid:\t");
+	if (!state || !tracer || sscanf(tracer + 12, "%d", &st->tracer) != 1)
+		return -EPROTO;
+	st->stopped = state[8] == 't' || state[8] == 'T';
+	return 0;
+}
+
+int ktrace_signal(struct kfacade *kf, pid_t tid, int sig)
+{
+	(void)kf;
+	return syscall(SYS_tkill, tid, sig) < 0 ? -errno : 0;
 }

@@ -8,5 +8,7 @@
 int ktrace_freeze(struct kfacade *kf, pid_t tid);
 int ktrace_report(struct kfacade *kf, struct trace_report *r);
 int ktrace_thaw(struct kfacade *kf, pid_t tid, int sig);
+int ktrace_status(struct kfacade *kf, pid_t tid, struct trace_status *st);
+int ktrace_signal(struct kfacade *kf, pid_t tid, int sig);
 
 #endif

@@ -20,6 +20,9 @@ struct fake_thread {
 	/* ptrace, as the freezer uses it. */
 	bool traced;		/* by the facade's caller */
 	bool traced_by_other;	/* by a debugger: cannot be traced */
+	pid_t tracer;		/* that debugger, if known (fake_kf_set_tracer) */
+	bool sig_stopped;	/* stopped by a SIGSTOP its tracer has not passed */
+	int conts;		/* SIGCONTs sent to it */
 	bool stopped;		/* in a ptrace-stop */
 	bool stop_held;		/* in uninterruptible sleep: stops when let go */
 	bool in_vfork;		/* waits for its vfork child */
@@ -60,6 +63,9 @@ struct fake_kf {
 	GArray *killed;		/* pid_t: the threads task_kill() was aimed at */
 	GQueue trace_reports;	/* struct trace_report *, in order */
 	unsigned nr_traced;
+	bool cputime_held;	/* fake_kf_hold_cputime() */
+	unsigned cputime_waiting;
+	GCond cputime_cond;
 };
 
 static struct fake_kf *to_fake(struct kfacade *kf)
@@ -308,6 +314,9 @@ static int fake_task_cputime(struct kfacade *kf, pid_t tgid, pid_t tid,
 	struct fake_thread t;
 
 	count_sys_call(to_fake(kf));
+	g_mutex_lock(&to_fake(kf)->lock);
+	to_fake(kf)->calls.task_cputime++;
+	g_mutex_unlock(&to_fake(kf)->lock);
 	if (!thread_copy(to_fake(kf), tid, &t) || t.tgid != tgid)
 		return -ESRCH;
 	*out = t.cputime;
@@ -324,6 +333,11 @@ static int fake_process_cputime(struct kfacade *kf, pid_t tgid, uint64_t *ns)
 	count_sys_call(to_fake(kf));
 	*ns = 0;
 	g_mutex_lock(&fk->lock);
+	fk->cputime_waiting++;
+	while (fk->cputime_held)
+		g_cond_wait(&fk->cputime_cond, &fk->lock);
+	fk->cputime_waiting--;
+	fk->calls.process_cputime++;
 	g_hash_table_iter_init(&iter, fk->threads);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
 		if (t->tgid == tgid) {
@@ -543,6 +557,35 @@ static int fake_trace_freeze(struct kfacade *kf, pid_t tid)
 	return ret;
 }
 
+static int fake_trace_status(struct kfacade *kf, pid_t tid, struct trace_status *st)
+{
+	struct fake_thread t;
+
+	count_sys_call(to_fake(kf));
+	if (!thread_copy(to_fake(kf), tid, &t))
+		return -ESRCH;
+	*st = (struct trace_status){ t.traced_by_other ? t.tracer : 0, t.stopped || t.sig_stopped };
+	return 0;
+}
+
+/* SIGSTOP stops a thread another tracer has (until that tracer passes
+ * it: fake_kf_tracer_resumes); a SIGCONT is counted. */
+static int fake_trace_signal(struct kfacade *kf, pid_t tid, int sig)
+{
+	struct fake_kf *fk = to_fake(kf);
+	struct fake_thread *t;
+
+	count_sys_call(fk);
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (t && sig == SIGSTOP && t->traced_by_other)
+		t->sig_stopped = true;
+	else if (t && sig == SIGCONT)
+		t->conts++;
+	g_mutex_unlock(&fk->lock);
+	return t ? 0 : -ESRCH;
+}
+
 static int fake_trace_report(struct kfacade *kf, struct trace_report *out)
 {
 	struct fake_kf *fk = to_fake(kf);
@@ -664,6 +707,8 @@ static const struct kfacade_ops fake_ops = {
 	.trace_freeze = fake_trace_freeze,
 	.trace_report = fake_trace_report,
 	.trace_thaw = fake_trace_thaw,
+	.trace_status = fake_trace_status,
+	.trace_signal = fake_trace_signal,
 	.get_policy = fake_get_policy,
 	.set_policy = fake_set_policy,
 	.task_children = fake_task_children,
@@ -675,6 +720,7 @@ struct fake_kf *fake_kf_new(void)
 
 	fk->base.ops = &fake_ops;
 	g_mutex_init(&fk->lock);
+	g_cond_init(&fk->cputime_cond);
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	fk->opens = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
 	g_queue_init(&fk->pending);
@@ -697,6 +743,7 @@ void fake_kf_free(struct fake_kf *fk)
 	g_hash_table_unref(fk->threads);
 	g_hash_table_unref(fk->ag_nice);
 	g_array_unref(fk->killed);
+	g_cond_clear(&fk->cputime_cond);
 	g_mutex_clear(&fk->lock);
 	g_free(fk);
 }
@@ -862,6 +909,24 @@ void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid)
 	exit_locked(fk, tid);
 	add_locked(fk, tid, tgid, false);
 	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_hold_cputime(struct fake_kf *fk, bool held)
+{
+	g_mutex_lock(&fk->lock);
+	fk->cputime_held = held;
+	g_cond_broadcast(&fk->cputime_cond);
+	g_mutex_unlock(&fk->lock);
+}
+
+unsigned fake_kf_cputime_waiting(struct fake_kf *fk)
+{
+	unsigned n;
+
+	g_mutex_lock(&fk->lock);
+	n = fk->cputime_waiting;
+	g_mutex_unlock(&fk->lock);
+	return n;
 }
 
 void fake_kf_forbid_when(struct fake_kf *fk, bool (*held)(void *data), void *data)
@@ -1144,6 +1209,49 @@ void fake_kf_set_vfork(struct fake_kf *fk, pid_t tid, bool waits)
 	thread_locked(fk, tid)->in_vfork = waits;
 	g_mutex_unlock(&fk->lock);
 	fake_kf_hold_stop(fk, tid, waits);
+}
+
+void fake_kf_set_tracer(struct fake_kf *fk, pid_t tid, pid_t tracer)
+{
+	g_mutex_lock(&fk->lock);
+	thread_locked(fk, tid)->traced_by_other = tracer != 0;
+	thread_locked(fk, tid)->tracer = tracer;
+	g_mutex_unlock(&fk->lock);
+}
+
+bool fake_kf_tracer_resumes(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t, *tracer;
+	bool resumed;
+
+	g_mutex_lock(&fk->lock);
+	t = thread_locked(fk, tid);
+	tracer = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(t->tracer));
+	resumed = !(tracer && tracer->traced && tracer->stopped);
+	if (resumed)
+		t->sig_stopped = false;
+	g_mutex_unlock(&fk->lock);
+	return resumed;
+}
+
+bool fake_kf_sig_stopped(struct fake_kf *fk, pid_t tid)
+{
+	bool stopped;
+
+	g_mutex_lock(&fk->lock);
+	stopped = thread_locked(fk, tid)->sig_stopped;
+	g_mutex_unlock(&fk->lock);
+	return stopped;
+}
+
+int fake_kf_conts(struct fake_kf *fk, pid_t tid)
+{
+	int n;
+
+	g_mutex_lock(&fk->lock);
+	n = thread_locked(fk, tid)->conts;
+	g_mutex_unlock(&fk->lock);
+	return n;
 }
 
 void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held)

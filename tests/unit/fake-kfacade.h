@@ -75,6 +75,7 @@ struct fake_kf_calls {
 	unsigned get_affinity;			/* get_affinity calls so far */
 	unsigned trace_freeze, trace_thaw;	/* threads frozen, thawed */
 	unsigned policy;			/* set_policy calls so far */
+	unsigned task_cputime, process_cputime;	/* figures read so far */
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
@@ -112,6 +113,15 @@ bool fake_kf_frozen(struct fake_kf *fk, pid_t tid);
 bool fake_kf_traced(struct fake_kf *fk, pid_t tid);
 /* A debugger traces the thread: ->trace_freeze() gives EPERM. */
 void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged);
+/* Thread tracer traces the thread (its parent with PTRACE_TRACEME, say):
+ * ->trace_freeze() gives EPERM, ->trace_status() names tracer, and a
+ * SIGSTOP (->trace_signal()) stops it until the tracer resumes it. */
+void fake_kf_set_tracer(struct fake_kf *fk, pid_t tid, pid_t tracer);
+/* Its tracer resumes it, unless the tracer is frozen: whether it did. */
+bool fake_kf_tracer_resumes(struct fake_kf *fk, pid_t tid);
+bool fake_kf_sig_stopped(struct fake_kf *fk, pid_t tid);
+/* How many SIGCONTs ->trace_signal() sent it. */
+int fake_kf_conts(struct fake_kf *fk, pid_t tid);
 /* While held, a freeze does not stop the thread; let go, it stops. */
 void fake_kf_hold_stop(struct fake_kf *fk, pid_t tid, bool held);
 /* The thread waits in vfork() (->task_in_vfork), its stop held meanwhile;
@@ -127,6 +137,11 @@ int fake_kf_given_back(struct fake_kf *fk, pid_t tid);
  * inherits its parent's), and the thread setting its own. */
 int fake_kf_policy(struct fake_kf *fk, pid_t tid);
 void fake_kf_set_own_policy(struct fake_kf *fk, pid_t tid, int policy);
+
+/* While held, ->process_cputime() calls wait until let go (a slow read
+ * of a busy system); how many wait now. */
+void fake_kf_hold_cputime(struct fake_kf *fk, bool held);
+unsigned fake_kf_cputime_waiting(struct fake_kf *fk);
 
 /* How many calls so far were of those the real facade makes system calls
  * or /proc reads for (task_open, task_events, task_alive, task_kill,

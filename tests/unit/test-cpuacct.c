@@ -138,6 +138,86 @@ static void test_readers_share_a_sample(void)
 	env_teardown(&e);
 }
 
+struct reader {
+	struct env *e;
+	uint64_t id;
+	uint64_t got;
+	gint *done;
+};
+
+static gpointer read_usage(gpointer data)
+{
+	struct reader *r = data;
+
+	r->got = usage(r->e, r->id, "cpuacct.usage");
+	g_atomic_int_inc(r->done);
+	return NULL;
+}
+
+/* Readers that come while a sample is under way wait for it and use it:
+ * four readers, one sample (one clock read), and none sees the figures
+ * from before it. */
+static void test_concurrent_readers_one_sample(void)
+{
+	struct reader r[4];
+	GThread *th[4];
+	struct env e;
+	unsigned clocks;
+	gint done = 0;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 0);
+	fake_kf_hold_clock(e.fk, true);
+	fake_kf_hold_cputime(e.fk, true);
+	clocks = fake_kf_calls(e.fk).process_cputime;
+	for (unsigned i = 0; i < 4; i++) {
+		r[i] = (struct reader){ &e, a, 0, &done };
+		th[i] = g_thread_new("reader", read_usage, &r[i]);
+		/* The first is in its sample: the others come during it. */
+		while (i == 0 && fake_kf_cputime_waiting(e.fk) == 0)
+			g_usleep(1000);
+	}
+	g_usleep(50000);	/* time for a reader that does not wait to end */
+	g_assert_cmpint(g_atomic_int_get(&done), ==, 0);
+	g_assert_cmpuint(fake_kf_cputime_waiting(e.fk), ==, 1);
+	fake_kf_hold_cputime(e.fk, false);
+	for (unsigned i = 0; i < 4; i++) {
+		g_thread_join(th[i]);
+		g_assert_cmpuint(r[i].got, ==, 30 * MS);
+	}
+	g_assert_cmpuint(fake_kf_calls(e.fk).process_cputime - clocks, ==, 1);
+	env_teardown(&e);
+}
+
+/* A sample keeps its copy of the members while they stay: a child forked
+ * into the group, a thread moved in and one that exits after a read are
+ * each seen by the next. */
+static void test_copy_follows_members(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	a = group_with(&e, "A", 100);
+	fake_kf_add_process(e.fk, 200, 1);
+	fake_kf_run(e.fk, 100, 10 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 10 * MS);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 10 * MS);
+	fake_kf_fork(e.fk, 100, 110, 110);
+	fake_kf_run(e.fk, 110, 3 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 13 * MS);
+	wr_ok(&e, a, "tasks", "200");
+	fake_kf_run(e.fk, 200, 5 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 18 * MS);
+	fake_kf_run(e.fk, 110, 1 * MS, 0, 0);
+	fake_kf_exit(e.fk, 110);
+	fake_kf_run(e.fk, 200, 2 * MS, 0, 0);
+	g_assert_cmpuint(usage(&e, a, "cpuacct.usage"), ==, 21 * MS);
+	env_teardown(&e);
+}
+
 /* System time is counted apart from user time, in ns; cpuacct.stat shows
  * both in USER_HZ ticks. */
 static void test_system_time(void)
@@ -209,6 +289,9 @@ int main(int argc, char **argv)
 	g_test_add_func("/cpuacct/child-counted-from-birth", test_child_counted_from_birth);
 	g_test_add_func("/cpuacct/reset", test_reset);
 	g_test_add_func("/cpuacct/readers-share-a-sample", test_readers_share_a_sample);
+	g_test_add_func("/cpuacct/copy-follows-members", test_copy_follows_members);
+	g_test_add_func("/cpuacct/concurrent-readers-one-sample",
+			test_concurrent_readers_one_sample);
 	g_test_add_func("/cpuacct/system-time", test_system_time);
 	g_test_add_func("/cpuacct/stale-sample-ignored", test_stale_sample_ignored);
 	g_test_add_func("/cpuacct/root-counts-system", test_root_counts_system);

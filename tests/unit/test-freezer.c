@@ -300,6 +300,60 @@ static void test_debugged(void)
 	teardown(&e, fe);
 }
 
+/* A thread its own parent traces (PTRACE_TRACEME) is stopped with SIGSTOP
+ * once its tracer is held stopped, which then cannot resume it; the group
+ * is FROZEN. At the thaw it gets a SIGCONT before its tracer is let go. */
+static void test_traced_by_parent(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "tasks", "200");
+	fake_kf_set_tracer(e.fk, 200, 100);	/* its tracer, outside the group */
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	g_assert_true(freezer_pass(fe, false));	/* the tracer first */
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	freezer_pass(fe, false);
+	g_assert_true(fake_kf_sig_stopped(e.fk, 200));
+	g_assert_false(fake_kf_tracer_resumes(e.fk, 200));
+	g_assert_false(freezer_pass(fe, false));
+	g_assert_cmpuint(freezer_stats(fe)->refused, ==, 0);
+	g_assert_cmpuint(freezer_stats(fe)->frozen, ==, 1);
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+	wr_ok(&e, g, "freezer.state", "THAWED");
+	freezer_pass(fe, false);
+	g_assert_cmpint(fake_kf_conts(e.fk, 200), ==, 1);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_true(fake_kf_tracer_resumes(e.fk, 200));
+	teardown(&e, fe);
+}
+
+/* A thread whose tracer its user could not stop (root's, of user 1234's
+ * thread) is refused: the tracer is left alone and the group FREEZING. */
+static void test_traced_by_another_user(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "tasks", "200");
+	fake_kf_set_uids(e.fk, 200, &(struct task_uids){ 1234, 1234, 1234, 1234 });
+	fake_kf_set_tracer(e.fk, 200, 100);
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	freezer_pass(fe, false);
+	freezer_pass(fe, false);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_false(fake_kf_sig_stopped(e.fk, 200));
+	g_assert_cmpuint(freezer_stats(fe)->refused, ==, 1);
+	assert_content(&e, g, "freezer.state", "FREEZING\n");
+	teardown(&e, fe);
+}
+
 /* A signal taken by the stop is given back at the thaw, and the daemon's
  * stop lets every thread go. */
 static void test_signal_and_release(void)
@@ -441,6 +495,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/freezer/slow-stop", test_slow_stop);
 	g_test_add_func("/freezer/debugged", test_debugged);
 	g_test_add_func("/freezer/vfork-waiter", test_vfork_waiter);
+	g_test_add_func("/freezer/traced-by-parent", test_traced_by_parent);
+	g_test_add_func("/freezer/traced-by-another-user", test_traced_by_another_user);
 	g_test_add_func("/freezer/signal-and-release", test_signal_and_release);
 	g_test_add_func("/freezer/v2-freeze", test_v2_freeze);
 	return g_test_run();

@@ -212,6 +212,45 @@ static void test_throttle_and_release(void)
 	teardown(&e, qe);
 }
 
+/* A pass over a capped group costs its runnable threads: of a process of
+ * 500 sleepers, its clock is read once (twice when another process ran:
+ * once to tell, once in the sample) and no thread; of a process that ran,
+ * its thread. */
+static void test_sleepers_cost(void)
+{
+	struct quota_enforcer *qe;
+	struct fake_kf_calls c0, c1;
+	struct env e;
+	uint64_t g, sampled;
+
+	setup(&e, &qe);
+	fake_kf_add_process(e.fk, 1000, 500);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "cgroup.procs", "1000");
+	wr_ok(&e, g, "cgroup.procs", "200");
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	quota_pass(qe, 0);
+	fake_kf_run(e.fk, P200, 1 * MS, 0, 0);
+	c0 = fake_kf_calls(e.fk);
+	quota_pass(qe, 10 * MS);
+	c1 = fake_kf_calls(e.fk);
+	g_assert_cmpuint(c1.task_cputime - c0.task_cputime, ==, 1);
+	g_assert_cmpuint(c1.process_cputime - c0.process_cputime, ==, 4);
+	/* Nothing ran: one clock read a process, no sample. */
+	sampled = atomic_load(&cgroup_by_id(e.core, g)->sampled_ns);
+	quota_pass(qe, 15 * MS);
+	g_assert_cmpuint(atomic_load(&cgroup_by_id(e.core, g)->sampled_ns), ==, sampled);
+	c0 = fake_kf_calls(e.fk);
+	g_assert_cmpuint(c0.task_cputime - c1.task_cputime, ==, 0);
+	g_assert_cmpuint(c0.process_cputime - c1.process_cputime, ==, 2);
+	/* What the runner ran is counted all the same. */
+	fake_kf_run(e.fk, P200, 25 * MS, 0, 0);
+	quota_pass(qe, 20 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, P200));
+	g_assert_true(fake_kf_frozen(e.fk, 1499));
+	teardown(&e, qe);
+}
+
 /* A signal on its way when a thread stopped is given back when it runs. */
 static void test_signal_given_back(void)
 {
@@ -540,6 +579,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/quota/no-cpu", test_no_cpu);
 	g_test_add_func("/quota/throttle-and-release", test_throttle_and_release);
 	g_test_add_func("/quota/signal-given-back", test_signal_given_back);
+	g_test_add_func("/quota/sleepers-cost", test_sleepers_cost);
 	g_test_add_func("/quota/hierarchy-and-members", test_hierarchy_and_members);
 	g_test_add_func("/quota/settings-and-release", test_settings_and_release);
 	g_test_add_func("/quota/idle", test_idle);
