@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The scan source on the real /proc. */
+#include "kernel/watch_scan.h"
+#include "kernel/watch_sources.h"
+
+#include "kernel/proc_list.h"
+#include "kernel/task_cputime.h"
+#include "kernel/thread_ident.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int real_threads(void *data, pid_t tgid, GArray *tids)
+{
+	char path[64];
+
+	(void)data;
+	snprintf(path, sizeof(path), "/proc/%d/task", tgid);
+	return proc_list_ids(path, tids);
+}
+
+static int real_children(void *data, pid_t tgid, pid_t tid, GArray *pids)
+{
+	(void)data;
+	return proc_children(tgid, tid, pids);
+}
+
+static int real_start(void *data, pid_t tgid, pid_t tid, uint64_t *ticks)
+{
+	struct proc_task_cputime ct;
+	int ret = task_stat_read(tgid, tid, &ct);
+
+	(void)data;
+	if (ret == 0)
+		*ticks = ct.starttime;
+	return ret;
+}
+
+static uint64_t real_now(void *data)
+{
+	struct timespec ts;
+
+	(void)data;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ((uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec) /
+	       (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
+}
+
+/* The comm and the stack's start (field 28) of /proc/TGID/stat, hashed:
+ * an exec gives a new stack (randomized) and, mostly, a new comm. Field
+ * 28 reads 0 without ptrace access to the process: then only the comm
+ * tells. */
+static int real_image(void *data, pid_t tgid, uint64_t *mark)
+{
+	char path[64], *text = NULL, *close_paren, **fields;
+	int ret = -ESRCH;
+
+	(void)data;
+	snprintf(path, sizeof(path), "/proc/%d/stat", tgid);
+	if (!g_file_get_contents(path, &text, NULL, NULL))
+		return ret;
+	close_paren = strrchr(text, ')');
+	if (close_paren && close_paren[1] == ' ') {
+		/* Field 3 (the state) is fields[0]. */
+		fields = g_strsplit(close_paren + 2, " ", 27);
+		if (g_strv_length(fields) >= 26) {
+			*close_paren = '\0';
+			*mark = g_str_hash(text) ^ ((uint64_t)g_ascii_strtoull(fields[25], NULL, 10) << 16);
+			ret = 0;
+		}
+		g_strfreev(fields);
+	}
+	g_free(text);
+	return ret;
+}
+
+static int real_watch(void *data, pid_t tid, const struct task_ident *id)
+{
+	int fd = thread_pidfd(tid, id->tgid);
+
+	(void)data;
+	if (fd >= 0 && !thread_ident_alive(tid, id)) {
+		close(fd);
+		return -ESRCH;	/* the id is another thread's by now */
+	}
+	return fd;
+}
+
+static bool real_gone(void *data, int fd, pid_t tid, const struct task_ident *id)
+{
+	(void)data;
+	if (pidfd_exited(fd))
+		return true;
+	/* Before 6.9 the pidfd is the process's: the thread may be gone. */
+	return !thread_ident_exact() && tid != id->tgid && !thread_ident_alive(tid, id);
+}
+
+static void real_unwatch(void *data, int fd)
+{
+	(void)data;
+	close(fd);
+}
+
+static const struct scan_proc real_proc = {
+	.threads = real_threads,
+	.children = real_children,
+	.start = real_start,
+	.now = real_now,
+	.image = real_image,
+	.watch = real_watch,
+	.gone = real_gone,
+	.unwatch = real_unwatch,
+};
+
+struct watch_source *watch_scan_default_new(GString *why)
+{
+	struct watch_source *ws = watch_scan_new(WATCH_SCAN_MS, &real_proc, NULL);
+
+	if (!ws)
+		g_string_append_printf(why, "no timerfd for the /proc scan (%s)", g_strerror(errno));
+	return ws;
+}
