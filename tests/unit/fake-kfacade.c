@@ -765,6 +765,22 @@ void fake_kf_exit_late(struct fake_kf *fk, pid_t tid)
 	g_mutex_unlock(&fk->lock);
 }
 
+void fake_kf_exit_late_known(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (t) {
+		guint64 ino = t->ino;
+
+		exit_locked(fk, tid);
+		((struct task_event *)g_queue_peek_tail(&fk->pending))->ino = ino;
+		g_queue_push_tail(&fk->late, g_queue_pop_tail(&fk->pending));
+	}
+	g_mutex_unlock(&fk->lock);
+}
+
 void fake_kf_report_late(struct fake_kf *fk)
 {
 	g_mutex_lock(&fk->lock);
