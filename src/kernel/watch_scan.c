@@ -151,6 +151,8 @@ static void check_held(struct watch_scan *s, GArray *out, GHashTable *held_tids,
 			h->handle = s->proc->watch(s->data, h->tid, &h->id);
 		if (h->handle < 0 || s->proc->gone(s->data, h->handle, h->tid, &h->id)) {
 			h->exit_reported = true;
+			/* Its id, if seen again, is a new thread's. */
+			g_hash_table_remove(s->seen, GINT_TO_POINTER(h->tid));
 			report(s, out, (struct task_event){ .what = TASK_EVENT_EXIT, .tid = h->tid,
 							    .tgid = h->id.tgid, .ino = h->id.ino });
 			continue;
