@@ -68,12 +68,15 @@ static int read_status(pid_t tid, pid_t *tgid, bool *kthread)
 }
 
 /* From /proc/TGID/task/TID/stat; TGID may be TID itself (its /proc
- * directory's task/ lists its process's threads). */
+ * directory's task/ lists its process's threads). -ESRCH for a thread that
+ * exited (a zombie), as its pidfd would poll readable. */
 static int start_ident(pid_t tgid, pid_t tid, uint64_t *ino)
 {
 	struct proc_task_cputime ct;
 	int ret = task_stat_read(tgid, tid, &ct);
 
+	if (ret == 0 && (ct.state == 'Z' || ct.state == 'X'))
+		ret = -ESRCH;
 	if (ret == 0)
 		*ino = ct.starttime << TID_BITS | (uint64_t)tid;
 	return ret;

@@ -1,0 +1,89 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Following forks, execs and exits (-o tracking=, kernel/watch.h): the
+# proc connector on the host, the /proc scan anywhere, the choice inside a
+# PID namespace without CAP_NET_ADMIN and CAP_SYS_NICE, and kernels before
+# Linux 6.9 (no PIDFD_THREAD, simulated by a seccomp filter). The newcomer
+# flow itself is tracking-check.sh's.
+
+load helpers
+
+setup() {
+	cg_setup
+}
+
+teardown() {
+	cg_teardown
+}
+
+# In a new PID namespace (and mount namespace, for its /proc), without
+# CAP_NET_ADMIN and CAP_SYS_NICE: the namespace's processes all die with
+# it (--kill-child), whatever happens.
+in_pid_ns() {
+	timeout -s KILL 120 unshare --pid --fork --kill-child --mount-proc \
+		setpriv --inh-caps=-net_admin,-sys_nice --bounding-set=-net_admin,-sys_nice -- "$@"
+}
+
+@test "tracking=scan: a newcomer's children, threads and grandchildren follow it, exits leave" {
+	cg_mount -o tracking=scan
+	grep -q "tracking forks by /proc scan every 50 ms" "$CG_TMP/cgfused.log"
+	run bash "$TESTS_SRCDIR/tracking-check.sh" "$MNT" scan
+	assert_success
+	grep -q "^task_watch_held [1-9]" "$MNT/cgfused.stat"
+}
+
+@test "tracking=auto on the host takes the proc connector" {
+	cg_mount
+	grep -q "tracking forks by the proc connector" "$CG_TMP/cgfused.log"
+	run bash "$TESTS_SRCDIR/tracking-check.sh" "$MNT" connector
+	assert_success
+}
+
+@test "tracking=auto in a PID namespace without CAP_NET_ADMIN falls back to the scan" {
+	run in_pid_ns bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan
+	cat "$CG_TMP/ns.log"
+	assert_success
+	assert_line "children, threads and a grandchild followed"
+	assert_line "exits left the group"
+	grep -q "tracking forks by /proc scan every 50 ms: the proc connector is refused" "$CG_TMP/ns.log"
+}
+
+@test "tracking=auto in a PID namespace as root: the connector's silence is found, the scan taken" {
+	run timeout -s KILL 120 unshare --pid --fork --kill-child --mount-proc \
+		bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan
+	cat "$CG_TMP/ns.log"
+	assert_success
+	grep -q "the proc connector does not deliver in this PID namespace" "$CG_TMP/ns.log"
+}
+
+@test "tracking=connector in a PID namespace refuses to start, with one line" {
+	run -1 timeout -s KILL 60 unshare --pid --fork --kill-child --mount-proc \
+		"$CGFUSED" -f -o state=none,config=none,rules=none,tracking=connector "$MNT"
+	assert_output "cgfused: tracking=connector cannot work here: the proc connector does not deliver in this PID namespace (a fork probe was not reported within 300 ms)"
+}
+
+@test "an unknown tracking= refuses to start" {
+	run -1 "$CGFUSED" -f -o state=none,config=none,rules=none,tracking=netlink "$MNT"
+	assert_output "cgfused: tracking=netlink: unknown (auto, connector, ptrace or scan)"
+}
+
+# A kernel without PIDFD_THREAD: cgfused under a seccomp filter.
+mount_before_6_9() {
+	printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$NO_PIDFD_THREAD" "$CGFUSED" >"$CG_TMP/cgfused-6.1"
+	chmod +x "$CG_TMP/cgfused-6.1"
+	CGFUSED=$CG_TMP/cgfused-6.1 cg_mount "$@"
+	grep -q "threads are known by id and start time, not by a pidfd (that needs Linux 6.9)" \
+		"$CG_TMP/cgfused.log"
+}
+
+@test "before Linux 6.9 (no PIDFD_THREAD): attach works, children follow, exits leave" {
+	mount_before_6_9
+	run bash "$TESTS_SRCDIR/tracking-check.sh" "$MNT" connector
+	assert_success
+}
+
+@test "before Linux 6.9, tracking=scan: children follow, exits leave" {
+	mount_before_6_9 -o tracking=scan
+	run bash "$TESTS_SRCDIR/tracking-check.sh" "$MNT" scan
+	assert_success
+}
