@@ -17,7 +17,7 @@ struct held {
 	pid_t tid;
 	struct task_ident id;
 	unsigned refs;
-	int handle;		/* proc->watch()'s, -1 until the next scan */
+	int handle;		/* proc->watch()'s, or -errno (-1 until a scan) */
 	uint64_t since;		/* when it was first held, clock ticks */
 	bool exit_reported;
 };
@@ -149,7 +149,9 @@ static void check_held(struct watch_scan *s, GArray *out, GHashTable *held_tids,
 			continue;
 		if (h->handle < 0)
 			h->handle = s->proc->watch(s->data, h->tid, &h->id);
-		if (h->handle < 0 || s->proc->gone(s->data, h->handle, h->tid, &h->id)) {
+		/* Out of descriptors (EMFILE): asked without one, and again
+		 * next scan. */
+		if (h->handle == -ESRCH || s->proc->gone(s->data, h->handle, h->tid, &h->id)) {
 			h->exit_reported = true;
 			/* Its id, if seen again, is a new thread's. */
 			g_hash_table_remove(s->seen, GINT_TO_POINTER(h->tid));

@@ -35,7 +35,9 @@ struct scan_proc {
 	/* Something that changes when process tgid execs. 0 or -errno. */
 	int (*image)(void *data, pid_t tgid, uint64_t *mark);
 	/* A handle to watch the held thread's exit by (closed by unwatch),
-	 * or -errno; whether the thread it watches is gone. */
+	 * or -errno (-ESRCH: it is gone); whether the thread is gone, asked
+	 * with its handle or, when there is none (-EMFILE ...), a negative
+	 * one. */
 	int (*watch)(void *data, pid_t tid, const struct task_ident *id);
 	bool (*gone)(void *data, int handle, pid_t tid, const struct task_ident *id);
 	void (*unwatch)(void *data, int handle);

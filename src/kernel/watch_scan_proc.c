@@ -92,6 +92,8 @@ static int real_watch(void *data, pid_t tid, const struct task_ident *id)
 static bool real_gone(void *data, int fd, pid_t tid, const struct task_ident *id)
 {
 	(void)data;
+	if (fd < 0)
+		return !thread_ident_alive(tid, id);
 	if (pidfd_exited(fd))
 		return true;
 	/* Before 6.9 the pidfd is the process's: the thread may be gone. */

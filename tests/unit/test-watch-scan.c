@@ -19,6 +19,7 @@ struct fsys {
 	GHashTable *threads;	/* tid -> struct fthread * */
 	uint64_t now, next_ino;
 	unsigned watched;	/* open handles */
+	unsigned max_watched;	/* then -EMFILE */
 };
 
 static struct fthread *fsys_add(struct fsys *s, pid_t tid, pid_t tgid, pid_t parent)
@@ -104,6 +105,8 @@ static int f_watch(void *data, pid_t tid, const struct task_ident *id)
 
 	if (!t || t->ino != id->ino)
 		return -ESRCH;
+	if (s->watched == s->max_watched)
+		return -EMFILE;
 	s->watched++;
 	return tid;
 }
@@ -134,7 +137,7 @@ struct fx {
 
 static void fx_setup(struct fx *f)
 {
-	f->sys = (struct fsys){ g_hash_table_new_full(NULL, NULL, NULL, g_free), 100, 0, 0 };
+	f->sys = (struct fsys){ g_hash_table_new_full(NULL, NULL, NULL, g_free), 100, 0, 0, 1000 };
 	/* A long period: the tests scan with watch_scan_now(). */
 	f->ws = watch_scan_new(100000, &fake_proc, &f->sys);
 	g_assert_nonnull(f->ws);
@@ -335,6 +338,33 @@ static void test_hold_counted(void)
 	fx_teardown(&f);
 }
 
+/* Out of descriptors, a held thread is still followed (asked without
+ * one), not taken for gone. */
+static void test_no_handle(void)
+{
+	struct fx f;
+	uint64_t ino;
+
+	fx_setup(&f);
+	f.sys.max_watched = 0;
+	fsys_add(&f.sys, 500, 500, 1);
+	ino = fsys_get(&f.sys, 500)->ino;
+	hold(&f, 500);
+	assert_scan(&f, "");
+	f.sys.now++;
+	fsys_add(&f.sys, 600, 600, 500);
+	assert_scan(&f, "F600/600<500");
+	g_hash_table_remove(f.sys.threads, GINT_TO_POINTER(500));
+	{
+		char *want = g_strdup_printf("X500#%" G_GUINT64_FORMAT, ino);
+
+		assert_scan(&f, want);
+		g_free(want);
+	}
+	release(&f, ino, 500);
+	fx_teardown(&f);
+}
+
 /* ---- the choice at start ---------------------------------------------- */
 
 static struct watch_source dummy_a, dummy_b;
@@ -398,6 +428,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/watch-scan/exec", test_exec);
 	g_test_add_func("/watch-scan/rest-kept", test_rest_kept);
 	g_test_add_func("/watch-scan/hold-counted", test_hold_counted);
+	g_test_add_func("/watch-scan/no-handle", test_no_handle);
 	g_test_add_func("/watch-select/choose", test_choose);
 	return g_test_run();
 }
