@@ -35,10 +35,11 @@ struct watch_scan {
 	GHashTable *seen;	/* tids the last scan saw */
 	GHashTable *walked;	/* tgids whose threads and children it listed */
 	GHashTable *images;	/* tgid -> exec mark, of held processes */
+	GHashTable *single;	/* tgids whose only thread was the leader */
 	GArray *unwatch;	/* handles of released threads, to close */
 	uint64_t scans, reports, scan_ns;
 	/* This scan's. */
-	GHashTable *now_seen, *now_walked;
+	GHashTable *now_seen, *now_walked, *now_single;
 	unsigned budget;
 };
 
@@ -70,7 +71,7 @@ static bool born_since(struct watch_scan *s, pid_t tgid, pid_t tid, uint64_t sin
 }
 
 static void walk(struct watch_scan *s, GHashTable *held_tids, pid_t tgid, uint64_t since,
-		 unsigned depth, GArray *out);
+		 unsigned depth, unsigned nthreads, GArray *out);
 
 /* The children of thread tid of tgid: new ones reported, then walked. */
 static void walk_children(struct watch_scan *s, GHashTable *held_tids, pid_t tgid, pid_t tid,
@@ -91,21 +92,27 @@ static void walk_children(struct watch_scan *s, GHashTable *held_tids, pid_t tgi
 		report(s, out, (struct task_event){ .what = TASK_EVENT_FORK, .tid = pid,
 						    .tgid = pid, .parent = tid });
 		if (depth < SCAN_MAX_DEPTH)
-			walk(s, held_tids, pid, 0, depth + 1, out);
+			walk(s, held_tids, pid, 0, depth + 1, 0, out);
 	}
 	g_array_unref(pids);
 }
 
 /* Process tgid: its new threads reported, every thread's children. since:
  * only what started then or later is new (the process was held since the
- * last scan, which did not list it). */
+ * last scan, which did not list it). nthreads: how many it has now, if
+ * known (0: not): one, and the leader alone last time, needs no listing. */
 static void walk(struct watch_scan *s, GHashTable *held_tids, pid_t tgid, uint64_t since,
-		 unsigned depth, GArray *out)
+		 unsigned depth, unsigned nthreads, GArray *out)
 {
 	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
 
 	g_hash_table_add(s->now_walked, GINT_TO_POINTER(tgid));
-	s->proc->threads(s->data, tgid, tids);
+	if (nthreads == 1 && g_hash_table_contains(s->single, GINT_TO_POINTER(tgid)))
+		g_array_append_val(tids, tgid);
+	else
+		s->proc->threads(s->data, tgid, tids);
+	if (tids->len == 1 && g_array_index(tids, pid_t, 0) == tgid)
+		g_hash_table_add(s->now_single, GINT_TO_POINTER(tgid));
 	for (guint i = 0; i < tids->len && s->budget; i++) {
 		pid_t tid = g_array_index(tids, pid_t, i);
 
@@ -172,20 +179,23 @@ static void check_held(struct watch_scan *s, GArray *out, GHashTable *held_tids,
 	}
 }
 
-/* A held process whose image changed since the last scan exec'd. */
-static void check_exec(struct watch_scan *s, GHashTable *images, pid_t tgid, GArray *out)
+/* A held process whose image changed since the last scan exec'd. Its
+ * number of threads, or 0 if unknown. */
+static unsigned check_exec(struct watch_scan *s, GHashTable *images, pid_t tgid, GArray *out)
 {
+	unsigned nthreads = 0;
 	gpointer old;
 	uint64_t mark;
 	bool had;
 
-	if (s->proc->image(s->data, tgid, &mark) < 0)
-		return;
+	if (s->proc->image(s->data, tgid, &mark, &nthreads) < 0)
+		return 0;
 	had = g_hash_table_lookup_extended(s->images, GINT_TO_POINTER(tgid), NULL, &old);
 	if (had && *(uint64_t *)old != mark)
 		report(s, out, (struct task_event){ .what = TASK_EVENT_EXEC, .tid = tgid,
 						    .tgid = tgid });
 	g_hash_table_insert(images, GINT_TO_POINTER(tgid), g_memdup2(&mark, sizeof(mark)));
+	return nthreads;
 }
 
 static void scan(struct watch_scan *s)
@@ -203,6 +213,7 @@ static void scan(struct watch_scan *s)
 	s->budget = SCAN_MAX_EVENTS;
 	s->now_seen = g_hash_table_new(NULL, NULL);
 	s->now_walked = g_hash_table_new(NULL, NULL);
+	s->now_single = g_hash_table_new(NULL, NULL);
 	g_mutex_lock(&s->lock);
 	closing = s->unwatch;
 	s->unwatch = g_array_new(FALSE, FALSE, sizeof(int));
@@ -221,12 +232,15 @@ static void scan(struct watch_scan *s)
 	for (guint i = 0; i < tgids->len && s->budget; i++) {
 		struct held_proc *p = g_hash_table_lookup(procs, GINT_TO_POINTER(g_array_index(tgids, pid_t, i)));
 
-		check_exec(s, images, p->tgid, out);
-		walk(s, held_tids, p->tgid, p->since, 0, out);
+		unsigned nthreads = check_exec(s, images, p->tgid, out);
+
+		walk(s, held_tids, p->tgid, p->since, 0, nthreads, out);
 	}
 	g_hash_table_unref(s->seen);
 	g_hash_table_unref(s->walked);
 	g_hash_table_unref(s->images);
+	g_hash_table_unref(s->single);
+	s->single = s->now_single;
 	s->seen = s->now_seen;
 	s->walked = s->now_walked;
 	s->images = images;
@@ -354,6 +368,7 @@ static void scan_free(struct watch_source *ws)
 	g_hash_table_unref(s->seen);
 	g_hash_table_unref(s->walked);
 	g_hash_table_unref(s->images);
+	g_hash_table_unref(s->single);
 	g_array_unref(s->queue);
 	g_mutex_clear(&s->lock);
 	close(s->tfd);
@@ -395,6 +410,7 @@ struct watch_source *watch_scan_new(unsigned period_ms, const struct scan_proc *
 	s->seen = g_hash_table_new(NULL, NULL);
 	s->walked = g_hash_table_new(NULL, NULL);
 	s->images = g_hash_table_new_full(NULL, NULL, NULL, g_free);
+	s->single = g_hash_table_new(NULL, NULL);
 	s->unwatch = g_array_new(FALSE, FALSE, sizeof(int));
 	return &s->base;
 }

@@ -8,7 +8,9 @@
  *           not see; a new child's own threads and children are walked at
  *           once, so a grandchild is reported after its parent;
  *   execs   a held process whose comm or stack start (/proc/TGID/stat
- *           fields 2 and 28) changed: a new program image.
+ *           fields 2 and 28) changed: a new program image. The same read
+ *           gives its number of threads (field 20): a process of one
+ *           thread, as in the last scan, is not listed again.
  *
  * In each scan exits come first, then forks, parents before children. A
  * child that exits, or whose parent exits (it is reparented), between two
@@ -32,8 +34,10 @@ struct scan_proc {
 	 * after boot (/proc/TGID/task/TID/stat field 22). 0 or -errno. */
 	int (*start)(void *data, pid_t tgid, pid_t tid, uint64_t *ticks);
 	uint64_t (*now)(void *data);
-	/* Something that changes when process tgid execs. 0 or -errno. */
-	int (*image)(void *data, pid_t tgid, uint64_t *mark);
+	/* Something that changes when process tgid execs, and how many
+	 * threads it has (one read: a process of one thread, as last time,
+	 * need not be listed). 0 or -errno. */
+	int (*image)(void *data, pid_t tgid, uint64_t *mark, unsigned *nthreads);
 	/* A handle to watch the held thread's exit by (closed by unwatch),
 	 * or -errno (-ESRCH: it is gone); whether the thread is gone, asked
 	 * with its handle or, when there is none (-EMFILE ...), a negative

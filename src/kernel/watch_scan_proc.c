@@ -8,7 +8,9 @@
 #include "kernel/thread_ident.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,32 +51,44 @@ static uint64_t real_now(void *data)
 	       (1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK));
 }
 
-/* The comm and the stack's start (field 28) of /proc/TGID/stat, hashed:
- * an exec gives a new stack (randomized) and, mostly, a new comm. Field
- * 28 reads 0 without ptrace access to the process: then only the comm
- * tells. */
-static int real_image(void *data, pid_t tgid, uint64_t *mark)
+/* The comm and the stack's start (field 28) of /proc/TGID/stat, hashed,
+ * and the number of threads (field 20): an exec gives a new stack
+ * (randomized) and, mostly, a new comm. Field 28 reads 0 without ptrace
+ * access to the process: then only the comm tells. Read into the stack
+ * and parsed in place: this runs for every held process at every scan. */
+static int real_image(void *data, pid_t tgid, uint64_t *mark, unsigned *nthreads)
 {
-	char path[64], *text = NULL, *close_paren, **fields;
-	int ret = -ESRCH;
+	char path[64], buf[1024], *close_paren, *p;
+	ssize_t len;
+	int fd, field;
 
 	(void)data;
 	snprintf(path, sizeof(path), "/proc/%d/stat", tgid);
-	if (!g_file_get_contents(path, &text, NULL, NULL))
-		return ret;
-	close_paren = strrchr(text, ')');
-	if (close_paren && close_paren[1] == ' ') {
-		/* Field 3 (the state) is fields[0]. */
-		fields = g_strsplit(close_paren + 2, " ", 27);
-		if (g_strv_length(fields) >= 26) {
-			*close_paren = '\0';
-			*mark = g_str_hash(text) ^ ((uint64_t)g_ascii_strtoull(fields[25], NULL, 10) << 16);
-			ret = 0;
-		}
-		g_strfreev(fields);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -ESRCH;
+	buf[len] = '\0';
+	close_paren = strrchr(buf, ')');
+	if (!close_paren)
+		return -EPROTO;
+	*mark = 5381;
+	for (p = buf; p < close_paren; p++)
+		*mark = *mark * 33 + (unsigned char)*p;
+	/* Field 3 starts after ") ". */
+	for (p = close_paren + 2, field = 3; *p && field < 28; field++) {
+		if (field == 20)
+			*nthreads = (unsigned)strtoul(p, NULL, 10);
+		p = strchr(p, ' ');
+		if (!p)
+			return -EPROTO;
+		p++;
 	}
-	g_free(text);
-	return ret;
+	*mark ^= (uint64_t)strtoull(p, NULL, 10) << 16;
+	return 0;
 }
 
 static int real_watch(void *data, pid_t tid, const struct task_ident *id)

@@ -20,6 +20,7 @@ struct fsys {
 	uint64_t now, next_ino;
 	unsigned watched;	/* open handles */
 	unsigned max_watched;	/* then -EMFILE */
+	unsigned listings;	/* threads() calls */
 };
 
 static struct fthread *fsys_add(struct fsys *s, pid_t tid, pid_t tgid, pid_t parent)
@@ -47,6 +48,7 @@ static int f_threads(void *data, pid_t tgid, GArray *tids)
 	GHashTableIter iter;
 	struct fthread *t;
 
+	s->listings++;
 	if (!fsys_get(s, tgid))
 		return -ESRCH;
 	g_hash_table_iter_init(&iter, s->threads);
@@ -88,13 +90,19 @@ static uint64_t f_now(void *data)
 	return ((struct fsys *)data)->now;
 }
 
-static int f_image(void *data, pid_t tgid, uint64_t *mark)
+static int f_image(void *data, pid_t tgid, uint64_t *mark, unsigned *nthreads)
 {
-	struct fthread *t = fsys_get(data, tgid);
+	struct fsys *s = data;
+	struct fthread *t = fsys_get(s, tgid);
+	GHashTableIter iter;
 
 	if (!t)
 		return -ESRCH;
 	*mark = t->image;
+	*nthreads = 0;
+	g_hash_table_iter_init(&iter, s->threads);
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
+		*nthreads += t->tgid == tgid;
 	return 0;
 }
 
@@ -137,7 +145,7 @@ struct fx {
 
 static void fx_setup(struct fx *f)
 {
-	f->sys = (struct fsys){ g_hash_table_new_full(NULL, NULL, NULL, g_free), 100, 0, 0, 1000 };
+	f->sys = (struct fsys){ g_hash_table_new_full(NULL, NULL, NULL, g_free), 100, 0, 0, 1000, 0 };
 	/* A long period: the tests scan with watch_scan_now(). */
 	f->ws = watch_scan_new(100000, &fake_proc, &f->sys);
 	g_assert_nonnull(f->ws);
@@ -365,6 +373,27 @@ static void test_no_handle(void)
 	fx_teardown(&f);
 }
 
+/* A held process of one thread is listed once, not every scan, until it
+ * has more. */
+static void test_single_thread_listed_once(void)
+{
+	struct fx f;
+
+	fx_setup(&f);
+	fsys_add(&f.sys, 500, 500, 1);
+	hold(&f, 500);
+	assert_scan(&f, "");
+	assert_scan(&f, "");
+	assert_scan(&f, "");
+	g_assert_cmpuint(f.sys.listings, ==, 1);
+	f.sys.now++;
+	fsys_add(&f.sys, 501, 500, 500);
+	assert_scan(&f, "F501/500<500");
+	g_assert_cmpuint(f.sys.listings, ==, 2);
+	release(&f, fsys_get(&f.sys, 500)->ino, 500);
+	fx_teardown(&f);
+}
+
 /* ---- the choice at start ---------------------------------------------- */
 
 static struct watch_source dummy_a, dummy_b;
@@ -429,6 +458,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/watch-scan/rest-kept", test_rest_kept);
 	g_test_add_func("/watch-scan/hold-counted", test_hold_counted);
 	g_test_add_func("/watch-scan/no-handle", test_no_handle);
+	g_test_add_func("/watch-scan/single-thread-listed-once", test_single_thread_listed_once);
 	g_test_add_func("/watch-select/choose", test_choose);
 	return g_test_run();
 }
