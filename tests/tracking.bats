@@ -87,3 +87,25 @@ mount_before_6_9() {
 	run bash "$TESTS_SRCDIR/tracking-check.sh" "$MNT" scan
 	assert_success
 }
+
+# The scan tells an exec of a process it follows by its new name: the
+# rules place it (cgfused.rules(5)).
+@test "tracking=scan: a followed process that execs is placed by the rules" {
+	local cmd=trk$$x$RANDOM p
+	cmd=${cmd:0:15}
+	cp "$(command -v sleep)" "$CG_TMP/$cmd"
+	printf '*:%s  cpu  /placed\n' "$cmd" >"$CG_TMP/rules"
+	cg_mount -o tracking=scan -o "rules=$CG_TMP/rules"
+	mkdir "$MNT/g" "$MNT/placed"
+	# It execs once a scan has seen it (an exec before that is not told
+	# from its first image).
+	bash -c '
+scans() { sed -n "s/^task_watch_scans //p" "$1/cgfused.stat"; }
+echo $BASHPID >"$1/g/tasks" || exit 1
+s0=$(scans "$1")
+until (($(scans "$1") >= s0 + 2)); do sleep 0.05; done
+exec "$2" 1000' _ "$MNT" "$CG_TMP/$cmd" >/dev/null 2>&1 3>&- &
+	p=$!
+	CG_HELPERS+=("$p")
+	cg_placed "$p" "$MNT/placed/cgroup.procs"
+}
