@@ -281,8 +281,10 @@ static int scan_events(struct watch_source *ws, struct task_event *ev, unsigned 
 		scan(s);
 	g_mutex_lock(&s->lock);
 	n = MIN(max, s->queue->len);
-	memcpy(ev, s->queue->data, n * sizeof(*ev));
-	g_array_remove_range(s->queue, 0, n);
+	if (n) {
+		memcpy(ev, s->queue->data, n * sizeof(*ev));
+		g_array_remove_range(s->queue, 0, n);
+	}
 	if (s->queue->len) {
 		/* Readable again at once: the rest is waiting. */
 		struct itimerspec now = { { s->period_ms / 1000, (s->period_ms % 1000) * 1000000L },
