@@ -162,8 +162,10 @@ static int cn_events(struct watch_source *ws, struct task_event *out, unsigned m
 	/* The probe's first, in the kernel's order. */
 	if (cn->probed) {
 		n = MIN(max, cn->probed->len);
-		memcpy(out, cn->probed->data, n * sizeof(*out));
-		g_array_remove_range(cn->probed, 0, n);
+		if (n) {
+			memcpy(out, cn->probed->data, n * sizeof(*out));
+			g_array_remove_range(cn->probed, 0, n);
+		}
 		if (!cn->probed->len) {
 			g_array_unref(cn->probed);
 			cn->probed = NULL;
