@@ -28,7 +28,8 @@ struct watch_scan {
 	void *data;
 	int tfd;
 	unsigned period_ms;
-	GMutex lock;		/* held, queue: hold/release come from any thread */
+	GMutex lock;		/* held, queue, unwatch: hold/release come from any
+				 * thread; never held into a system call */
 	GHashTable *held;	/* &id.ino -> struct held * */
 	GArray *queue;		/* struct task_event, not yet handed out */
 	/* Only the scan (the puller) touches these. */
@@ -140,43 +141,80 @@ struct held_proc {
 	uint64_t since;
 };
 
-/* Under s->lock: the exits, the live held threads by tid, and their
- * processes. Opens what the holds since the last scan did not. */
+/* A held thread as a scan looks at it, with s->lock let go. */
+struct look {
+	pid_t tid;
+	struct task_ident id;
+	uint64_t since;
+	int handle;
+	bool opened;		/* the handle was opened by this scan */
+	bool gone;
+};
+
+/* The exits, the live held threads by tid, and their processes. The
+ * system calls (a pidfd opened for what was held since the last scan, a
+ * poll of each) run with s->lock let go: a release waits for it under the
+ * core lock. */
 static void check_held(struct watch_scan *s, GArray *out, GHashTable *held_tids,
-		       GHashTable *procs)
+		       GHashTable *procs, GArray *closing)
 {
+	GArray *looks = g_array_new(FALSE, FALSE, sizeof(struct look));
 	GHashTableIter iter;
 	struct held *h;
 
+	g_mutex_lock(&s->lock);
+	g_array_append_vals(closing, s->unwatch->data, s->unwatch->len);
+	g_array_set_size(s->unwatch, 0);
 	g_hash_table_iter_init(&iter, s->held);
-	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&h)) {
-		struct held_proc *p;
+	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&h))
+		if (!h->exit_reported)
+			g_array_append_val(looks, ((struct look){ h->tid, h->id, h->since,
+								   h->handle, false, false }));
+	g_mutex_unlock(&s->lock);
+	for (guint i = 0; i < looks->len; i++) {
+		struct look *l = &g_array_index(looks, struct look, i);
 
-		if (h->exit_reported)
-			continue;
-		if (h->handle < 0)
-			h->handle = s->proc->watch(s->data, h->tid, &h->id);
+		if (l->handle < 0) {
+			l->handle = s->proc->watch(s->data, l->tid, &l->id);
+			l->opened = l->handle >= 0;
+		}
 		/* Out of descriptors (EMFILE): asked without one, and again
 		 * next scan. */
-		if (h->handle == -ESRCH || s->proc->gone(s->data, h->handle, h->tid, &h->id)) {
+		l->gone = l->handle == -ESRCH || s->proc->gone(s->data, l->handle, l->tid, &l->id);
+	}
+	g_mutex_lock(&s->lock);
+	for (guint i = 0; i < looks->len; i++) {
+		struct look *l = &g_array_index(looks, struct look, i);
+		struct held_proc *p;
+
+		h = g_hash_table_lookup(s->held, &l->id.ino);
+		if (l->opened && (!h || h->handle >= 0))
+			g_array_append_val(closing, l->handle);	/* released meanwhile */
+		else if (l->opened)
+			h->handle = l->handle;
+		if (!h)
+			continue;
+		if (l->gone) {
 			h->exit_reported = true;
 			/* Its id, if seen again, is a new thread's. */
-			g_hash_table_remove(s->seen, GINT_TO_POINTER(h->tid));
-			report(s, out, (struct task_event){ .what = TASK_EVENT_EXIT, .tid = h->tid,
-							    .tgid = h->id.tgid, .ino = h->id.ino });
+			g_hash_table_remove(s->seen, GINT_TO_POINTER(l->tid));
+			report(s, out, (struct task_event){ .what = TASK_EVENT_EXIT, .tid = l->tid,
+							    .tgid = l->id.tgid, .ino = l->id.ino });
 			continue;
 		}
-		g_hash_table_add(held_tids, GINT_TO_POINTER(h->tid));
-		p = g_hash_table_lookup(procs, GINT_TO_POINTER(h->id.tgid));
+		g_hash_table_add(held_tids, GINT_TO_POINTER(l->tid));
+		p = g_hash_table_lookup(procs, GINT_TO_POINTER(l->id.tgid));
 		if (!p) {
 			p = g_new0(struct held_proc, 1);
-			p->tgid = h->id.tgid;
-			p->since = g_hash_table_contains(s->walked, GINT_TO_POINTER(p->tgid)) ? 0 : h->since;
+			p->tgid = l->id.tgid;
+			p->since = g_hash_table_contains(s->walked, GINT_TO_POINTER(p->tgid)) ? 0 : l->since;
 			g_hash_table_insert(procs, GINT_TO_POINTER(p->tgid), p);
 		} else if (p->since) {
-			p->since = MIN(p->since, h->since);
+			p->since = MIN(p->since, l->since);
 		}
 	}
+	g_mutex_unlock(&s->lock);
+	g_array_unref(looks);
 }
 
 /* A held process whose image changed since the last scan exec'd. Its
@@ -214,11 +252,8 @@ static void scan(struct watch_scan *s)
 	s->now_seen = g_hash_table_new(NULL, NULL);
 	s->now_walked = g_hash_table_new(NULL, NULL);
 	s->now_single = g_hash_table_new(NULL, NULL);
-	g_mutex_lock(&s->lock);
-	closing = s->unwatch;
-	s->unwatch = g_array_new(FALSE, FALSE, sizeof(int));
-	check_held(s, out, held_tids, procs);
-	g_mutex_unlock(&s->lock);
+	closing = g_array_new(FALSE, FALSE, sizeof(int));
+	check_held(s, out, held_tids, procs, closing);
 	for (guint i = 0; i < closing->len; i++)
 		s->proc->unwatch(s->data, g_array_index(closing, int, i));
 	g_array_unref(closing);
