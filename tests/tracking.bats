@@ -29,7 +29,7 @@ in_pid_ns() {
 	grep -q "tracking forks by /proc scan every 50 ms" "$CG_TMP/cgfused.log"
 	run bash "$TESTS_SRCDIR/tracking-check.sh" "$MNT" scan
 	assert_success
-	grep -q "^task_watch_held [1-9]" "$MNT/cgfused.stat"
+	grep -q "^task_watch_events [1-9]" "$MNT/cgfused.stat"
 }
 
 @test "tracking=auto on the host takes the proc connector" {
