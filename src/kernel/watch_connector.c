@@ -281,12 +281,16 @@ static bool cn_probe(struct watch_connector *cn)
 		struct task_event ev[64];
 		unsigned n;
 
-		if (left <= 0 || poll(&pfd, 1, (int)((left + 999) / 1000)) <= 0)
+		/* Past the deadline, what is already there is still read (the
+		 * daemon may not have run meanwhile, on a loaded machine). */
+		if (poll(&pfd, 1, left > 0 ? (int)((left + 999) / 1000) : 0) <= 0)
 			break;
 		n = cn_read(cn->nl, ev, G_N_ELEMENTS(ev), &cn->probe_lost);
 		for (unsigned i = 0; i < n; i++)
 			seen |= ev[i].what == TASK_EVENT_FORK && ev[i].tid == child;
 		g_array_append_vals(cn->probed, ev, n);
+		if (left <= 0)
+			break;
 	}
 	return seen;
 }
