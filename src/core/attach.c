@@ -111,7 +111,8 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 
 		/* A tracked thread gone, its id another's by now: a source that
 		 * reports late (kernel/watch.h) has not told its exit yet. */
-		if (th->ident.ino && !kf->ops->task_alive(kf, th->tid, &th->ident))
+		if (kf->late_exits && th->ident.ino &&
+		    !kf->ops->task_alive(kf, th->tid, &th->ident))
 			th->ident = (struct task_ident){ 0 };
 		if (!th->ident.ino) {		/* not tracked: as task_get() */
 			th->ret = task_read_new(kf, th->tid, &th->ident, &th->proc_ns, &th->now);

@@ -180,6 +180,10 @@ struct kfacade_ops {
 
 struct kfacade {
 	const struct kfacade_ops *ops;
+	/* task_events() may report an exit after the thread's id was reused
+	 * (kernel/watch.h's late sources): an attach then checks that a
+	 * tracked thread is still the one its id names. */
+	bool late_exits;
 };
 
 struct watch_source;

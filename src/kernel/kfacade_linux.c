@@ -299,6 +299,7 @@ struct kfacade *kfacade_linux_new(struct watch_source *ws)
 	kl = g_new0(struct kfacade_linux, 1);
 	kl->base.ops = &linux_ops;
 	kl->ws = ws;
+	kl->base.late_exits = ws->ops->late;
 	kl->online_cpus = read_list("/sys/devices/system/cpu/online", "0");
 	/* The kernel's top_cpuset.mems_allowed is node_states[N_MEMORY]. */
 	kl->online_mems = read_list("/sys/devices/system/node/has_memory", "0");

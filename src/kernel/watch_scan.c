@@ -414,6 +414,7 @@ static void scan_free(struct watch_source *ws)
 
 static const struct watch_source_ops scan_ops = {
 	.name = "scan",
+	.late = true,
 	.events = scan_events,
 	.event_fd = scan_event_fd,
 	.hold = scan_hold,

@@ -650,6 +650,8 @@ struct fake_kf *fake_kf_new(void)
 	struct fake_kf *fk = g_new0(struct fake_kf, 1);
 
 	fk->base.ops = &fake_ops;
+	/* fake_kf_exit_late_known() reports like a late source. */
+	fk->base.late_exits = true;
 	g_mutex_init(&fk->lock);
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	fk->opens = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, g_free);
