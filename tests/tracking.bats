@@ -109,3 +109,33 @@ exec "$2" 1000' _ "$MNT" "$CG_TMP/$cmd" >/dev/null 2>&1 3>&- &
 	CG_HELPERS+=("$p")
 	cg_placed "$p" "$MNT/placed/cgroup.procs"
 }
+
+# The scan holds a pidfd per thread it follows, but at most half the
+# descriptors the daemon may open; past them it asks about a thread
+# without one. With 64 descriptors, 60 children are all followed, none is
+# taken for gone, and the daemon still has descriptors to find one more.
+@test "tracking=scan with few descriptors: every child is placed, and leaves when it exits" {
+	local p n
+	printf '#!/bin/sh\nulimit -n 64 || exit 1\nexec "%s" "$@"\n' "$CGFUSED" >"$CG_TMP/cgfused-64"
+	chmod +x "$CG_TMP/cgfused-64"
+	CGFUSED=$CG_TMP/cgfused-64 cg_mount -o tracking=scan
+	mkdir "$MNT/g"
+	mkfifo "$CG_TMP/go"
+	bash -c 'echo $BASHPID >"$1/g/tasks" || exit 1
+for i in $(seq 60); do sleep 1000 & done
+read <"$2"
+sleep 1000 &
+exec sleep 1000' _ "$MNT" "$CG_TMP/go" >/dev/null 2>&1 3>&- &
+	p=$!
+	CG_HELPERS+=("$p")
+	cg_poll_until -x 61 bash -c "wc -l <'$MNT/g/tasks'"
+	# Still all there three scans later: none taken for gone.
+	n=$(sed -n 's/^task_watch_scans //p' "$MNT/cgfused.stat")
+	cg_poll_until -ge $((n + 3)) sed -n 's/^task_watch_scans //p' "$MNT/cgfused.stat"
+	run wc -l <"$MNT/g/tasks"
+	assert_output 61
+	echo >"$CG_TMP/go"
+	cg_poll_until -x 62 bash -c "wc -l <'$MNT/g/tasks'"
+	kill -KILL $(cat "/proc/$p/task/$p/children")
+	cg_poll_until -x "$p" cat "$MNT/g/tasks"
+}

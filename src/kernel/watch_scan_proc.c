@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -91,23 +92,40 @@ static int real_image(void *data, pid_t tgid, uint64_t *mark, unsigned *nthreads
 	return 0;
 }
 
+/* The pidfds held, at most half the descriptors this process may open:
+ * the rest are the daemon's own (FUSE, the state, /proc reads). Past it a
+ * thread is asked about without one (watch_scan.h). */
+struct real_watches {
+	unsigned open, max;
+};
+
 static int real_watch(void *data, pid_t tid, const struct task_ident *id)
 {
-	int fd = thread_pidfd(tid, id->tgid);
+	struct real_watches *w = data;
+	int fd;
 
-	(void)data;
+	if (w->open >= w->max)
+		return -EMFILE;
+	fd = thread_pidfd(tid, id->tgid);
 	if (fd >= 0 && !thread_ident_alive(tid, id)) {
 		close(fd);
 		return -ESRCH;	/* the id is another thread's by now */
 	}
+	if (fd >= 0)
+		w->open++;
 	return fd;
 }
 
 static bool real_gone(void *data, int fd, pid_t tid, const struct task_ident *id)
 {
 	(void)data;
-	if (fd < 0)
-		return !thread_ident_alive(tid, id);
+	if (fd < 0) {
+		/* Out of descriptors still (EMFILE): not known to be gone. */
+		uint64_t ino;
+		int ret = thread_ident(tid, &ino, NULL);
+
+		return ret == -ESRCH || (ret == 0 && ino != id->ino);
+	}
 	if (pidfd_exited(fd))
 		return true;
 	/* Before 6.9 the pidfd is the process's: the thread may be gone. */
@@ -116,7 +134,9 @@ static bool real_gone(void *data, int fd, pid_t tid, const struct task_ident *id
 
 static void real_unwatch(void *data, int fd)
 {
-	(void)data;
+	struct real_watches *w = data;
+
+	w->open--;
 	close(fd);
 }
 
@@ -133,7 +153,14 @@ static const struct scan_proc real_proc = {
 
 struct watch_source *watch_scan_default_new(GString *why)
 {
-	struct watch_source *ws = watch_scan_new(WATCH_SCAN_MS, &real_proc, NULL);
+	/* One scan source per daemon: its count can be static. */
+	static struct real_watches watches;
+	struct rlimit nofile;
+	struct watch_source *ws;
+
+	watches.max = getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur != RLIM_INFINITY
+		      ? (unsigned)MIN(nofile.rlim_cur / 2, G_MAXUINT) : 1 << 20;
+	ws = watch_scan_new(WATCH_SCAN_MS, &real_proc, &watches);
 
 	if (!ws)
 		g_string_append_printf(why, "no timerfd for the /proc scan (%s)", g_strerror(errno));
