@@ -13,7 +13,8 @@
 #include "lib/cpumask.h"
 
 /* What identifies one thread for as long as it lives, even when its id is
- * reused later: the pidfs inode of a pidfd of it (see KERNEL-NOTES.md). */
+ * reused later: the pidfs inode of a pidfd of it, or before Linux 6.9 its
+ * start time above its id (kernel/thread_ident.h). */
 struct task_ident {
 	uint64_t ino;		/* pidfs inode: unique per struct pid */
 	pid_t tgid;
