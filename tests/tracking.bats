@@ -56,6 +56,15 @@ in_pid_ns() {
 	grep -q "the proc connector does not deliver in this PID namespace" "$CG_TMP/ns.log"
 }
 
+@test "tracking=auto in a user namespace (unshare -Urpfm): the connector is refused, the scan taken" {
+	run timeout -s KILL 120 unshare -Urpfm --kill-child --mount-proc \
+		bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan
+	cat "$CG_TMP/ns.log"
+	assert_success
+	assert_line "exits left the group"
+	grep -q "the proc connector is refused (Operation not permitted" "$CG_TMP/ns.log"
+}
+
 @test "tracking=connector in a PID namespace refuses to start, with one line" {
 	run -1 timeout -s KILL 60 unshare --pid --fork --kill-child --mount-proc \
 		"$CGFUSED" -f -o state=none,config=none,rules=none,tracking=connector "$MNT"
