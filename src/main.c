@@ -34,6 +34,7 @@
 #include "alloc/alloc_thread.h"
 #include "enforce/enforce_thread.h"
 #include "core/task_watch.h"
+#include "kernel/watch_sources.h"
 #include "v1/face.h"
 #include "v1/release_agent.h"
 #include "v2/face.h"
@@ -55,6 +56,7 @@ struct cgfused_config {
 	char *config;		/* config file, "none", or NULL for the default */
 	char *rules;		/* rules file, "none", or NULL for the default */
 	unsigned max_depth, max_descendants;	/* for every group (core->max_*) */
+	char *tracking;		/* -o tracking=MODE, or NULL: auto */
 	int help;
 };
 
@@ -75,6 +77,7 @@ static const struct fuse_opt cgfused_opts[] = {
 	{ "rules=%s", offsetof(struct cgfused_config, rules), 0 },
 	{ "max_depth=%u", offsetof(struct cgfused_config, max_depth), 0 },
 	{ "max_descendants=%u", offsetof(struct cgfused_config, max_descendants), 0 },
+	{ "tracking=%s", offsetof(struct cgfused_config, tracking), 0 },
 	FUSE_OPT_END
 };
 
@@ -185,7 +188,9 @@ static void usage(const char *prog)
 	       "                           cgfused.rules(5) (default %s; none: no rules)\n"
 	       "    -o max_depth=N         no group deeper than N below a hierarchy's root\n"
 	       "                           (default %u; mkdir past it: EAGAIN)\n"
-	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
+	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n"
+	       "    -o tracking=MODE       how forks, execs and exits are followed: auto\n"
+	       "                           (default), connector, ptrace or scan\n\n",
 	       prog, DEFAULT_CONTROLLERS, state, conf, rules, CG_MAX_DEPTH_DEFAULT,
 	       CG_MAX_DESCENDANTS_DEFAULT);
 	g_free(conf);
@@ -305,24 +310,24 @@ static struct cg_state *open_state(struct cg_core *core, struct allocator *alloc
 	return st;
 }
 
-/* The one line a user who cannot listen to the proc connector sees: what
- * is missing, and what would do. */
-static void not_privileged(int err)
+/* The facade on the source -o tracking asks for; NULL after saying why
+ * not. line: the start-up line naming the source. */
+static struct kfacade *kfacade_open(const char *tracking, GString *line)
 {
-	bool fuse_ok = access("/dev/fuse", R_OK | W_OK) == 0;
+	enum watch_mode mode = WATCH_AUTO;
+	struct watch_source *ws;
 
-	if (err != EPERM && err != EACCES) {
-		fprintf(stderr, "cgfused: cannot listen to the kernel's proc connector "
-			"for forks, execs and exits: %s\n", strerror(err));
-		return;
+	if (tracking && watch_mode_parse(tracking, &mode) < 0) {
+		fprintf(stderr, "cgfused: tracking=%s: unknown (auto, connector, ptrace or scan)\n",
+			tracking);
+		return NULL;
 	}
-	fprintf(stderr, "cgfused: cannot listen to the kernel's proc connector (%s): "
-		"following forks, execs and exits needs CAP_NET_ADMIN%s, without which "
-		"cgfused cannot keep track of tasks and does not start; run it as root, or "
-		"give it CAP_NET_ADMIN (setcap cap_net_admin+ep on the binary, or "
-		"AmbientCapabilities=CAP_NET_ADMIN in a service)%s\n", strerror(err),
-		fuse_ok ? "" : ", and mounting needs read-write access to /dev/fuse",
-		fuse_ok ? "" : " and this user read-write access to /dev/fuse");
+	ws = watch_select(mode, line);
+	if (!ws) {
+		fprintf(stderr, "cgfused: %s\n", line->str);
+		return NULL;
+	}
+	return kfacade_linux_new(ws);
 }
 
 /* The last line: why the daemon stops (libfuse returns the signal that
@@ -426,6 +431,7 @@ int main(int argc, char *argv[])
 	struct conf_daemon *config = NULL;
 	GError *err = NULL;
 	GArray *masks = NULL;
+	GString *tracking_line = NULL;
 	bool created = false;
 	int loop, ret = 1;
 
@@ -486,11 +492,9 @@ int main(int argc, char *argv[])
 	if (!masks)
 		goto out;
 
-	kf = kfacade_linux_new();
-	if (!kf) {
-		not_privileged(errno);
+	tracking_line = g_string_new(NULL);
+	if (!(kf = kfacade_open(conf.tracking, tracking_line)))
 		goto out;
-	}
 	core = core_build(kf, masks, &conf);
 	/* The core's subscribers. The state subscribes once it has replayed
 	 * what it holds (state_open); the agent hears of changes from now on,
@@ -534,6 +538,7 @@ int main(int argc, char *argv[])
 		log_to_syslog();	/* stderr is /dev/null from now on */
 	log_msg(LOG_INFO, "cgfused %s serving %s: controllers %s, state %s", PACKAGE_VERSION,
 		opts.mountpoint, controllers, state_path ? state_path : "none");
+	log_msg(LOG_INFO, "%s", tracking_line->str);
 	/* Threads after the fork of daemonizing; SIGHUP reloads the config. */
 	struct fs_mount mount = { se, core };
 
@@ -595,6 +600,9 @@ out:
 	free(conf.state);
 	free(conf.config);
 	free(conf.rules);
+	free(conf.tracking);
+	if (tracking_line)
+		g_string_free(tracking_line, TRUE);
 	fuse_opt_free_args(&args);
 	return ret;
 }

@@ -153,6 +153,23 @@ o_names() {
 	[ ! -e "$mnt" ]
 }
 
+# A directory made on a cgroup file system is a kernel cgroup, and a
+# mount over one hides it.
+@test "a mount point on the kernel's cgroup file systems fails with one line naming /run/cgfused" {
+	local mnt
+	for mnt in /sys/fs/cgroup/unified/cgfused-test-$$ /sys/fs/cgroup/cpu/cgfused-test-$$/x \
+		   /sys/fs/cgroup/unified /sys/fs/cgroup/cpu; do
+		[ -d "${mnt%/cgfused-test-*}" ] || continue
+		run --separate-stderr timeout 20 "$CGFUSED" -f -o state=none "$mnt" 3>&-
+		assert_failure
+		[ "$status" -ne 124 ]
+		[ "${#stderr_lines[@]}" -eq 1 ] || { printf 'stderr: %s\n' "${stderr_lines[@]}"; false; }
+		[[ $stderr == *"$mnt is on the kernel's cgroup file system"*/run/cgfused/* ]]
+		[ ! -e "/sys/fs/cgroup/unified/cgfused-test-$$" ]
+		[ ! -e "/sys/fs/cgroup/cpu/cgfused-test-$$" ]
+	done
+}
+
 @test "without -f it daemonizes: returns 0 with the file system mounted" {
 	run "$CGFUSED" -o "state=$CG_TMP/d.state" "$MNT" 3>&-
 	assert_success

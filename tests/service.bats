@@ -169,37 +169,21 @@ cg_as_user() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
-@test "as a user without CAP_NET_ADMIN it stops with one line: what is missing and what would do" {
-	chmod 755 "$CG_TMP"
-	chown 65534 "$MNT"
-	run --separate-stderr timeout 20 setpriv --reuid=65534 --regid=65534 --clear-groups \
-		--inh-caps=-all "$CGFUSED" -f -o state=none "$MNT" 3>&-
-	assert_failure 1
-	[ "${#stderr_lines[@]}" -eq 1 ] || { printf 'stderr: %s\n' "${stderr_lines[@]}"; false; }
-	[[ $stderr == "cgfused: cannot listen to the kernel's proc connector (Operation not permitted): "* ]]
-	[[ $stderr == *"needs CAP_NET_ADMIN"* ]]
-	[[ $stderr == *"run it as root, or give it CAP_NET_ADMIN (setcap cap_net_admin+ep"* ]]
-	[[ $stderr == *"AmbientCapabilities=CAP_NET_ADMIN"* ]]
-	# /dev/fuse is named when, and only when, this user cannot open it.
-	if cg_as_user test -r /dev/fuse -a -w /dev/fuse; then
-		[[ $stderr != */dev/fuse* ]]
-	else
-		[[ $stderr == *"mounting needs read-write access to /dev/fuse"* ]]
-	fi
-	refute cg_is_mounted "$MNT"
-}
-
-@test "as a user with CAP_NET_ADMIN and a usable /dev/fuse it mounts a hierarchy the user owns" {
+# mount_as_user CAPS: with a usable /dev/fuse, as nobody with CAPS (setpriv
+# --inh-caps=CAPS --ambient-caps=CAPS), cgfused mounts on $MNT; nobody
+# makes a group there and reads it; output: its owner, its cpu.shares, and
+# the daemon's exit status. The daemon's stderr goes to $CG_TMP/stderr.
+mount_as_user() {
 	chmod 755 "$CG_TMP"
 	chown 65534 "$MNT"
 	# A /dev/fuse every user may open, in a mount namespace of the test's
 	# own: the machine's stays as it is.
 	mknod -m 666 "$CG_TMP/fuse" c 10 229
-	run unshare -m --propagation private bash -c '
+	unshare -m --propagation private bash -c '
 t=$1
 mount --bind "$t/fuse" /dev/fuse
-setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=+net_admin \
-	--ambient-caps=+net_admin "$CGFUSED" -f -o state=none "$t/mnt" 2>"$t/stderr" 3>&- &
+setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=$2 \
+	--ambient-caps=$2 "$CGFUSED" -f -o state=none "$t/mnt" 2>"$t/stderr" 3>&- &
 pid=$!
 for i in $(seq 200); do
 	grep -q serving "$t/stderr" && break
@@ -211,7 +195,11 @@ setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "
 umount "$t/mnt" || umount -l "$t/mnt"
 wait $pid
 echo "exit $?"
-' _ "$CG_TMP"
+' _ "$CG_TMP" "$1"
+}
+
+@test "as a user with CAP_NET_ADMIN and a usable /dev/fuse it mounts a hierarchy the user owns" {
+	run mount_as_user +net_admin
 	assert_success
 	assert_output "65534
 1024
@@ -219,6 +207,18 @@ exit 0"
 	run cat "$CG_TMP/stderr"
 	assert_line --partial "no CAP_SYS_NICE and RLIMIT_NICE 0: nice values can only be raised"
 	refute_line --partial "proc connector"
+	assert_line "cgfused: tracking forks by the proc connector"
+}
+
+# The proc connector refuses it: forks are followed by the /proc scan.
+@test "as a user without CAP_NET_ADMIN it mounts too, following forks by the /proc scan" {
+	run mount_as_user -all
+	assert_success
+	assert_output "65534
+1024
+exit 0"
+	run cat "$CG_TMP/stderr"
+	assert_line --partial "tracking forks by /proc scan every 50 ms: the proc connector is refused (Operation not permitted"
 }
 
 # ---- mount(8) and fstab ----------------------------------------------------------

@@ -109,6 +109,11 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 	for (guint i = 0; p->ret == 0 && i < p->threads->len; i++) {
 		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
 
+		/* A tracked thread gone, its id another's by now: a source that
+		 * reports late (kernel/watch.h) has not told its exit yet. */
+		if (kf->late_exits && th->ident.ino &&
+		    !kf->ops->task_alive(kf, th->tid, &th->ident))
+			th->ident = (struct task_ident){ 0 };
 		if (!th->ident.ino) {		/* not tracked: as task_get() */
 			th->ret = task_read_new(kf, th->tid, &th->ident, &th->proc_ns, &th->now);
 			th->own = th->read = th->ret == 0;
@@ -263,8 +268,10 @@ static int commit_get(struct cg_core *core, struct prep_thread *th, struct task 
 		      bool *created)
 {
 	*created = false;
-	if ((*t = task_lookup(core, th->tid)))
+	if ((*t = task_lookup(core, th->tid)) && (!th->own || (*t)->ident.ino == th->ident.ino))
 		return 0;
+	if (*t)
+		task_drop(core, *t);	/* the gone one the prepare saw */
 	if (th->ret)
 		return th->ret;
 	if (!th->own)

@@ -63,6 +63,8 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 			       (guint64)atomic_load(&core->nr_fork_kills_spared));
 	lock_show(&core->lock, out);
 	controllers_show(css->cgroup->root, out);
+	if (core->kf->ops->watch_stat)
+		core->kf->ops->watch_stat(core->kf, out);
 	cg_notify(core, stat, out);	/* the allocator's figures, read only */
 	return 0;
 }

@@ -417,7 +417,8 @@ static void task_apply(struct cg_core *core, struct task_item *it)
 		task_fork(core, it);
 	else if (it->ev.what == TASK_EVENT_EXEC)
 		task_exec(core, it);
-	else if ((t = task_lookup(core, it->ev.tid))) {
+	else if ((t = task_lookup(core, it->ev.tid)) &&
+		 (!it->ev.ino || t->ident.ino == it->ev.ino)) {
 		if (it->ev.final_valid)
 			task_charge(core, t, &it->ev.final);
 		task_drop(core, t);

@@ -107,6 +107,23 @@ static bool mount_is_live_fuse(const char *path, char **fstype)
 	return live;
 }
 
+/* A mount point on a cgroup file system hides a kernel cgroup; making one
+ * there makes a kernel cgroup. dir: the mount point, or the directory it
+ * would be made in. */
+static bool on_cgroupfs(const char *path, const char *dir)
+{
+	char *base;
+
+	if (!fs_is(dir, CGROUP_SUPER_MAGIC) && !fs_is(dir, CGROUP2_SUPER_MAGIC))
+		return false;
+	base = g_path_get_basename(path);
+	fprintf(stderr, "cgfused: mount point %s is on the kernel's cgroup file system (%s), "
+		"where a directory is a kernel cgroup; use a directory elsewhere, such as "
+		"/run/cgfused/%s\n", path, dir, base);
+	g_free(base);
+	return true;
+}
+
 int mountpoint_prepare(const char *path, bool *created)
 {
 	struct stat st;
@@ -123,6 +140,9 @@ int mountpoint_prepare(const char *path, bool *created)
 	}
 	if (stat(path, &st) == 0) {
 		char *fstype = NULL;
+
+		if (on_cgroupfs(path, path))
+			return -1;
 		bool live = S_ISDIR(st.st_mode) && mount_is_live_fuse(path, &fstype);
 
 		if (live)
@@ -138,6 +158,14 @@ int mountpoint_prepare(const char *path, bool *created)
 	if (errno != ENOENT) {
 		fprintf(stderr, "cgfused: mount point %s: %s\n", path, strerror(errno));
 		return -1;
+	}
+	{
+		char *anc = existing_ancestor(path);
+		bool cgroupfs = on_cgroupfs(path, anc);
+
+		g_free(anc);
+		if (cgroupfs)
+			return -1;
 	}
 	if (g_mkdir_with_parents(path, 0755) < 0) {
 		explain_mkdir_failure(path, errno);

@@ -14,7 +14,8 @@
 #include "lib/cpumask.h"
 
 /* What identifies one thread for as long as it lives, even when its id is
- * reused later: the pidfs inode of a pidfd of it (docs/kernel-notes.md). */
+ * reused later: the pidfs inode of a pidfd of it, or before Linux 6.9 its
+ * start time above its id (kernel/thread_ident.h). */
 struct task_ident {
 	uint64_t ino;		/* pidfs inode: unique per struct pid */
 	pid_t tgid;
@@ -39,6 +40,9 @@ struct task_event {
 				 * leader, whichever thread called execve */
 	pid_t tgid;		/* its process */
 	pid_t parent;		/* FORK of a process: the forking thread */
+	/* EXIT: the exited thread's identity when the source knows it (a
+	 * late report, after tid may have been reused), else 0. */
+	uint64_t ino;
 	bool final_valid;	/* EXIT: final holds the thread's last figures */
 	struct task_cputime final;
 };
@@ -91,10 +95,13 @@ struct kfacade_ops {
 	/* Forks, exits and execs since the last call, in order (of every thread: the
 	 * core ignores those it does not track); never blocks. Returns how
 	 * many were stored (at most max), or -EOVERFLOW when events were
-	 * lost: the core must then check its threads with task_alive(). A
-	 * fork is reported before the child runs and an exit before its id can
-	 * be reused, so a core that asks before each operation sees children
-	 * in their groups and never mistakes a new thread for an old one. */
+	 * lost: the core must then check its threads with task_alive(). With
+	 * the proc connector a fork is reported before the child runs and an
+	 * exit before its id can be reused; other sources (kernel/watch.h)
+	 * report late: a child after it ran, forked or exited (then its
+	 * task_open() fails), an exit with the thread's identity in ino. A
+	 * child is reported before its own children, and an exit before a
+	 * fork that reuses its id. */
 	int (*task_events)(struct kfacade *kf, struct task_event *ev, unsigned max);
 	/* A descriptor that polls readable when task_events() has something,
 	 * or -1 if there is none to wait on. */
@@ -193,15 +200,24 @@ struct kfacade_ops {
 	 * is reparented, and no longer listed): their ids appended. 0 or
 	 * -errno (-ESRCH once the thread is gone). */
 	int (*task_children)(struct kfacade *kf, pid_t tid, GArray *pids);
+	/* For cgfused.stat: "task_watch SOURCE" and the source's figures, as
+	 * "key value" lines appended to out. May be NULL. */
+	void (*watch_stat)(struct kfacade *kf, GString *out);
 };
 
 struct kfacade {
 	const struct kfacade_ops *ops;
+	/* task_events() may report an exit after the thread's id was reused
+	 * (kernel/watch.h's late sources): an attach then checks that a
+	 * tracked thread is still the one its id names. */
+	bool late_exits;
 };
 
-/* The real one, backed by the proc connector, pidfds and /proc. NULL with
- * errno set if the proc connector cannot be had. */
-struct kfacade *kfacade_linux_new(void);
+struct watch_source;
+
+/* The real one, backed by pidfds and /proc, learning of forks, execs and
+ * exits from ws (kernel/watch.h), which it then owns. */
+struct kfacade *kfacade_linux_new(struct watch_source *ws);
 void kfacade_linux_free(struct kfacade *kf);
 
 #endif

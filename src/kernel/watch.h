@@ -26,6 +26,9 @@ struct watch_source;
 struct watch_source_ops {
 	/* "connector", "ptrace" or "scan". */
 	const char *name;
+	/* Reports come late: a child after it ran (forked, or exited), an
+	 * exit after the id may have been reused (the scan). */
+	bool late;
 	/* As kfacade_ops.task_events() and event_fd(). */
 	int (*events)(struct watch_source *ws, struct task_event *ev, unsigned max);
 	int (*event_fd)(struct watch_source *ws);

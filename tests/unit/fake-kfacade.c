@@ -719,6 +719,8 @@ struct fake_kf *fake_kf_new(void)
 	struct fake_kf *fk = g_new0(struct fake_kf, 1);
 
 	fk->base.ops = &fake_ops;
+	/* fake_kf_exit_late_known() reports like a late source. */
+	fk->base.late_exits = true;
 	g_mutex_init(&fk->lock);
 	g_cond_init(&fk->cputime_cond);
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -831,6 +833,22 @@ void fake_kf_exit_late(struct fake_kf *fk, pid_t tid)
 	g_mutex_lock(&fk->lock);
 	if (g_hash_table_contains(fk->threads, GINT_TO_POINTER(tid))) {
 		exit_locked(fk, tid);
+		g_queue_push_tail(&fk->late, g_queue_pop_tail(&fk->pending));
+	}
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_exit_late_known(struct fake_kf *fk, pid_t tid)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
+	if (t) {
+		guint64 ino = t->ino;
+
+		exit_locked(fk, tid);
+		((struct task_event *)g_queue_peek_tail(&fk->pending))->ino = ino;
 		g_queue_push_tail(&fk->late, g_queue_pop_tail(&fk->pending));
 	}
 	g_mutex_unlock(&fk->lock);

@@ -54,6 +54,9 @@ void fake_kf_killed(struct fake_kf *fk, GArray *tids);
  * parent may already have reaped the process. */
 void fake_kf_exit_late(struct fake_kf *fk, pid_t tid);
 void fake_kf_report_late(struct fake_kf *fk);
+/* The same, the report naming the thread's identity (ino), as a source
+ * that reports late does (kernel/watch.h). */
+void fake_kf_exit_late_known(struct fake_kf *fk, pid_t tid);
 /* The id is reused: the live thread tid (if any) exits, and a new thread
  * with a new identity takes its id, in process tgid. */
 void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);

@@ -176,6 +176,28 @@ static void test_resync_spares_reused_id(void)
 	env_teardown(&e);
 }
 
+/* A source that reports late (a /proc scan) names the exited thread's
+ * identity: its exit, come after the id was reused by a thread attached
+ * meanwhile, leaves that new thread alone. */
+static void test_late_exit_spares_reused_id(void)
+{
+	struct env e;
+	uint64_t a;
+	struct task *t;
+
+	a = setup_parent_in_a(&e);
+	wr_ok(&e, a, "tasks", "101");
+	fake_kf_exit_late_known(e.fk, 101);
+	fake_kf_reuse(e.fk, 101, 100);		/* the id again, a new thread */
+	wr_ok(&e, a, "tasks", "101");
+	fake_kf_report_late(e.fk);
+	assert_content(&e, a, "tasks", "101\n500\n");
+	t = task_lookup(e.core, 101);
+	g_assert_nonnull(t);
+	g_assert_cmpuint(t->ident.ino, ==, fake_kf_ino(e.fk, 101));
+	env_teardown(&e);
+}
+
 /* Fork reports lost: the resync finds the children born in the group, and
  * the grandchild too (its parent is itself an orphan found). */
 static void test_resync_adopts_lost_children(void)
@@ -238,6 +260,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/task-queue/exit-after-fork-read", test_exit_after_fork_read);
 	g_test_add_func("/task-queue/exec-by-born-thread", test_exec_by_born_thread);
 	g_test_add_func("/task-queue/resync-spares-reused-id", test_resync_spares_reused_id);
+	g_test_add_func("/task-queue/late-exit-spares-reused-id", test_late_exit_spares_reused_id);
 	g_test_add_func("/task-queue/resync-adopts-lost-children",
 			test_resync_adopts_lost_children);
 	g_test_add_func("/task-queue/apply-makes-no-system-call", test_apply_makes_no_system_call);
