@@ -44,6 +44,7 @@ teardown() {
 }
 
 @test "cpu.stat is read-only: root opens it for writing, the write gives EINVAL" {
+	cg_require_root_user "root opens a read-only file for writing"
 	run cg_write g/cpu.stat 0
 	assert_output "$E_INVAL"
 	run bash -c 'echo 0 > g/cpu.stat'
@@ -326,6 +327,7 @@ teardown() {
 }
 
 @test "cpu.idle takes 0 or 1 (base 0), not in the root" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local f=g/cpu.idle bad
 	cg_expect $f 0 '1' ok 1
 	cg_expect $f 0 '1\n' ok 1
@@ -342,6 +344,7 @@ teardown() {
 }
 
 @test "cpu.stat.local is read-only" {
+	cg_require_root_user "root opens a read-only file for writing"
 	run cg_write g/cpu.stat.local 0
 	assert_output "$E_INVAL"
 }

@@ -223,6 +223,7 @@ mount_noclone() {
 }
 
 @test "effective_cpus and effective_mems are read-only: writing gives EINVAL" {
+	cg_require_root_user "root opens a read-only file for writing"
 	mount_default
 	mkdir g
 	run cg_write g/cpuset.effective_cpus 0
@@ -359,6 +360,7 @@ FLAGS='cpu_exclusive mem_exclusive mem_hardwall memory_migrate memory_spread_pag
 }
 
 @test "a flag takes what the kernel's int takes: 2 sets it, 2^32 clears it, -1 and blanks are EINVAL" {
+	cg_require_root_user "root opens a read-only file for writing"
 	mount_noclone
 	mkdir g
 	local f

@@ -34,6 +34,7 @@ freeze() {
 }
 
 @test "freezer files: formats, modes, the kernel's errors; none in the root" {
+	cg_require_root_user "root opens a read-only file for writing"
 	run ls "$MNT"
 	refute_output --partial freezer.
 	run stat -c '%a %n' "$MNT/g/freezer.state" "$MNT/g/freezer.self_freezing" \
@@ -159,6 +160,7 @@ freezing_traced() {
 }
 
 @test "a thread another user's tracer holds is not frozen: the group stays FREEZING until it can be" {
+	cg_require_root_user "a busy loop of user 1234 under root's strace"
 	local A T a t
 	freezing_traced
 	a=$A t=$T
@@ -197,6 +199,7 @@ $c"
 # The state keeps what was asked (FROZEN), not what freezer.state shows
 # meanwhile (FREEZING, which a write refuses), nor an ancestor's freeze.
 @test "a group FREEZING at a snapshot comes back FROZEN; a child frozen by its parent only by it" {
+	cg_require_root_user "a busy loop of user 1234 under root's strace"
 	local A T a t
 	mkdir "$MNT/g/c"
 	freezing_traced

@@ -506,3 +506,42 @@ cg_placed() {
 	grep -rlx "$1" "$MNT" --include=cgroup.procs >&2
 	return 1
 }
+
+# What a test needs of its environment. tests/modes/run-mode runs bats
+# files as root in a PID namespace without CAP_NET_ADMIN and CAP_SYS_NICE,
+# as a user namespace's root and as a plain user: a test that needs what
+# such an environment lacks skips there, saying what and where the
+# environment's own behaviour is checked instead.
+
+# cg_has_cap NAME: this shell holds capability NAME (e.g. sys_nice) in the
+# initial user namespace (the one whose uid_map maps every uid to itself),
+# where the kernel looks for it when cgfused renices or traces.
+cg_has_cap() {
+	local bit eff map
+	bit=$(capsh --explain="cap_$1" 2>/dev/null | sed -n 's/.*(\([0-9]*\)).*/\1/p' | head -1)
+	[[ -n $bit ]] || return 1
+	eff=$(awk '/^CapEff:/ { print $2 }' /proc/self/status)
+	(( (0x$eff >> bit) & 1 )) || return 1
+	map=$(</proc/self/uid_map)
+	[[ $(echo $map) == "0 0 4294967295" ]]
+}
+
+# cg_require_sys_nice WHY: skip unless cgfused will have CAP_SYS_NICE.
+cg_require_sys_nice() {
+	cg_has_cap sys_nice ||
+		skip "needs CAP_SYS_NICE: $1 (tests/unprivileged.bats checks the daemon without it)"
+}
+
+# cg_require_kthreads: skip where no kernel thread is visible (a PID
+# namespace's /proc shows only its own tasks).
+cg_require_kthreads() {
+	grep -qx 'Kthread:[[:space:]]*1' /proc/2/status 2>/dev/null ||
+		skip "no kernel thread is visible in this PID namespace"
+}
+
+# cg_require_root_user WHY: skip unless this is root with the power to act
+# as other users (setpriv to uid 1234 and 65534, chown to them).
+cg_require_root_user() {
+	[[ $(id -u) == 0 ]] && cg_has_cap setuid ||
+		skip "needs root acting as other users: $1"
+}

@@ -217,6 +217,7 @@ while True:
 # The kernel refuses the thread (EAGAIN) and root's process lives; a
 # limit only kills what those who may write it could kill (cgfused(8)).
 @test "a delegated user's pids.max does not kill root's process; it kills the user's own" {
+	cg_require_root_user "root's process in a group delegated to nobody"
 	local r u st=0 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	cd /
 	fusermount3 -u "$MNT"

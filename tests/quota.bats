@@ -246,6 +246,7 @@ wait_policy() {
 }
 
 @test "cpu.idle 1 makes the subtree's threads SCHED_IDLE; 0, or leaving, gives SCHED_OTHER back" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a b
 	mkdir "$MNT/g/c"
 	cg_sleeper a
@@ -265,6 +266,7 @@ wait_policy() {
 }
 
 @test "cpu.idle leaves a thread that was not SCHED_OTHER as it was" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a b
 	cg_sleeper a
 	cg_sleeper b
@@ -280,6 +282,7 @@ wait_policy() {
 }
 
 @test "the daemon's stop gives SCHED_OTHER back to an idle group's threads" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a
 	cg_sleeper a
 	echo "$a" >"$MNT/g/cgroup.procs"
@@ -307,6 +310,7 @@ idle_then_killed() {
 }
 
 @test "after kill -9, a restart without the idle group gives SCHED_OTHER back to what the last daemon made idle" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a own
 	# Idle by its own choice, in the group too: never the daemon's.
 	cg_sleeper own
@@ -348,6 +352,7 @@ idle_child_then_killed() {
 }
 
 @test "after kill -9, a restart without the idle group gives SCHED_OTHER back to a child an idle thread forked meanwhile" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a child
 	idle_child_then_killed a child
 	rm -f "$STATE" "$STATE".log*
@@ -357,6 +362,7 @@ idle_child_then_killed() {
 }
 
 @test "after kill -9, a restart that keeps the group idle keeps a child an idle thread forked meanwhile, and gives it back at cpu.idle 0" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a child
 	idle_child_then_killed a child
 	cg_mount -o "state=$STATE"
@@ -372,6 +378,7 @@ idle_child_then_killed() {
 }
 
 @test "after kill -9, a restart with no cpu controller gives SCHED_OTHER back too" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a
 	idle_then_killed a
 	cg_mount -o "state=$STATE" -o controllers=cpuacct
@@ -380,6 +387,7 @@ idle_child_then_killed() {
 }
 
 @test "after kill -9, a restart that keeps the group idle keeps the thread, and gives it back at cpu.idle 0" {
+	cg_require_sys_nice "cpu.idle 1 is refused without it"
 	local a
 	idle_then_killed a
 	cg_mount -o "state=$STATE"

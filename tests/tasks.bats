@@ -257,6 +257,7 @@ no_such_pid() {
 # ---- the root ------------------------------------------------------------------
 
 @test "the root's tasks lists every task not in a child group, kthreads included" {
+	cg_require_kthreads
 	local p
 	cg_sleeper p
 	run cat tasks
@@ -346,6 +347,7 @@ no_such_pid() {
 }
 
 @test "a kernel thread (kthreadd, pid 2) cannot be moved: EINVAL" {
+	cg_require_kthreads
 	grep -qx 'Kthread:[[:space:]]*1' /proc/2/status
 	run cg_write t/tasks 2
 	assert_output "$E_INVAL"
