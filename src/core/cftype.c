@@ -10,7 +10,7 @@
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_sample.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 #include "lib/kparse.h"
 
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)

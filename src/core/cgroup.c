@@ -12,7 +12,7 @@
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_queue.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 
 void css_get(struct css *css)
 {

@@ -5,7 +5,7 @@
 
 #include "core/css_set.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 
 void sched_view_init(struct sched_view *v)
 {

@@ -6,7 +6,7 @@
 
 #include "core/css_set.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 
 struct sample {
 	pid_t tid;

@@ -11,7 +11,7 @@
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
 #include "lib/kick.h"

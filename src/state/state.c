@@ -17,7 +17,7 @@
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 #include "lib/clock.h"
 #include "lib/failcount.h"
 #include "state/state_file.h"
