@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/cgfused_stat.h"
 #include "core/css_set.h"
@@ -382,51 +381,6 @@ bool cgroup_css_enabled(const struct cgroup *cgrp, int ssid)
 	if (!cgrp->parent)
 		return (cgrp->root->subsys_mask & (1u << ssid)) != 0;
 	return (cgrp->parent->subtree_control & (1u << ssid)) != 0;
-}
-
-/* cputime_adjust(): user and system time are ticks sampled by the kernel,
- * the run time is exact; cpu.stat shows the run time split in their
- * proportion, neither part ever going back. Made at the charge, under the
- * write side, so that a read only reads. */
-static void cputime_adjust(struct cgroup *c)
-{
-	uint64_t rtime = c->usage_ns, stime = c->stime, utime = c->utime;
-
-	if (c->prev_stime + c->prev_utime >= rtime)
-		return;
-	if (stime == 0)
-		utime = rtime;
-	else if (utime == 0)
-		stime = rtime;
-	else
-		stime = MIN((uint64_t)((unsigned __int128)stime * rtime / (stime + utime)), rtime);
-	stime = MAX(stime, c->prev_stime);
-	utime = rtime - stime;
-	if (utime < c->prev_utime) {
-		utime = c->prev_utime;
-		stime = rtime - utime;
-	}
-	c->prev_stime = stime;
-	c->prev_utime = utime;
-}
-
-void cgroup_charge_cputime(struct cg_core *core, const struct css_set *cset,
-			   const struct task_cputime *d)
-{
-	uint64_t tick_ns = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
-
-	for (guint r = 0; r < core->roots->len; r++) {
-		const struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-		if (!root->dfl)
-			continue;
-		for (struct cgroup *c = css_set_cgroup(cset, root); c->parent; c = c->parent) {
-			c->usage_ns += d->run_ns;
-			c->utime += d->utime * tick_ns;
-			c->stime += d->stime * tick_ns;
-			cputime_adjust(c);
-		}
-	}
 }
 
 bool cgroup_kill_pending(struct cg_core *core, const struct css_set *cset)
