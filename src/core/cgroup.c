@@ -300,7 +300,10 @@ void cg_core_free(struct cg_core *core)
 {
 	/* Nobody hears of the daemon going away (no release agent runs). */
 	g_ptr_array_set_size(core->subscribers, 0);
+	/* No other thread is left; taken as task_drop() must be called. */
+	cg_write_lock(&core->lock);
 	task_table_free(core);
+	cg_write_unlock(&core->lock);
 	task_queue_free(core, core->taskq);
 	put_css_set(core, core->init_css_set);
 	for (unsigned r = 0; r < core->roots->len; r++) {

@@ -92,6 +92,7 @@ struct cg_lock {
 	GArray *deferred;		/* the writer's cg_write_defer() work, or NULL */
 	uint64_t hold_start_ns;		/* the writer's hold: since when, */
 	const char *hold_site;		/* by whom */
+	_Atomic(GThread *) holder;	/* the writer's thread, or NULL */
 	struct cg_lock_writes writes;
 };
 
@@ -129,6 +130,22 @@ static inline void cg_read_unlock(struct cg_lock *l, unsigned slot)
 void cg_write_lock_at(struct cg_lock *l, const char *site);
 /* Whether some thread holds the write side now: for tests' assertions. */
 bool cg_write_held(struct cg_lock *l);
+/* Whether this thread holds the write side. */
+bool cg_write_held_by_me(struct cg_lock *l);
+
+/* In a function that must be called with the write side held: aborts,
+ * naming the function, when this thread does not hold it. Checked in a
+ * debug build (configure --enable-debug) and in the unit tests' (which
+ * build the core with CGFUSED_DEBUG); nothing otherwise. */
+#ifdef CGFUSED_DEBUG
+#define cg_assert_write_held(l) \
+	do { \
+		if (G_UNLIKELY(!cg_write_held_by_me(l))) \
+			g_error("%s: called without the core lock's write side", G_STRFUNC); \
+	} while (0)
+#else
+#define cg_assert_write_held(l) ((void)sizeof(l))
+#endif
 /* Lets go of the write side, then runs the work deferred meanwhile. */
 void cg_write_unlock(struct cg_lock *l);
 

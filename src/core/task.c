@@ -53,6 +53,8 @@ struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *
 {
 	struct task *t = slab_alloc(&core->task_pool);
 
+	cg_assert_write_held(&core->lock);
+
 	t->tid = tid;
 	t->ident = *ident;
 	t->charged_proc_ns = proc_ns;
@@ -107,6 +109,7 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 
 void task_drop(struct cg_core *core, struct task *t)
 {
+	cg_assert_write_held(&core->lock);
 	cg_notify(core, exit, t);
 	tidmap_remove(&core->tasks, t->tid);
 	task_proc_unlink(core, t);
@@ -161,6 +164,7 @@ void task_members_keep_gone(struct cg_core *core, GArray *members)
 
 void task_members_drop(struct cg_core *core, GArray *members)
 {
+	cg_assert_write_held(&core->lock);
 	for (guint i = 0; members && i < members->len; i++) {
 		struct member *m = &g_array_index(members, struct member, i);
 		struct task *t = task_lookup(core, m->tid);
@@ -184,6 +188,8 @@ static uint32_t delta(uint64_t now, uint32_t then)
 void task_charge(struct cg_core *core, struct task *t, const struct task_cputime *now)
 {
 	struct task_cputime d;
+
+	cg_assert_write_held(&core->lock);
 
 	if (now->run_ns < t->charged.run_ns)
 		return;		/* taken before the last charge */
@@ -231,6 +237,8 @@ bool task_account(struct cg_core *core, struct task *t)
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset)
 {
 	struct css_set *old = t->cset;
+
+	cg_assert_write_held(&core->lock);
 
 	if (old == cset)
 		return;
@@ -374,6 +382,7 @@ static void task_apply(struct cg_core *core, struct task_item *it)
 
 bool task_catch_up_batch(struct cg_core *core, unsigned max)
 {
+	cg_assert_write_held(&core->lock);
 	for (unsigned i = 0; i < max; i++) {
 		struct task_item *it = task_queue_pop(core);
 
@@ -387,6 +396,7 @@ bool task_catch_up_batch(struct cg_core *core, unsigned max)
 
 void task_catch_up(struct cg_core *core)
 {
+	cg_assert_write_held(&core->lock);
 	while (task_catch_up_batch(core, TASK_CATCH_UP_BATCH))
 		;
 }

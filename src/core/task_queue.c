@@ -88,6 +88,7 @@ struct task_item *task_queue_pop(struct cg_core *core)
 	struct task_queue *q = core->taskq;
 	struct task_item *it;
 
+	cg_assert_write_held(&core->lock);
 	g_mutex_lock(&q->lock);
 	it = g_queue_pop_head(&q->items);
 	if (it && it->born)
