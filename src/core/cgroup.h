@@ -14,7 +14,7 @@
  * write side unless they say "read-locked"), and are for src/core and what
  * it calls: code outside hands its function to cg_core_read() or
  * cg_core_write() (core/core_call.h). See struct cg_core for what it
- * guards and the lock order. */
+ * guards, docs/design.md "Locks and threads" for the lock order. */
 #ifndef CGFUSED_CGROUP_H
 #define CGFUSED_CGROUP_H
 
@@ -217,16 +217,8 @@ struct cg_core {
 	 * prev_stat and cpu's throttling figures (ctl/cpu.h). Written once before the daemon serves and only read
 	 * since, so also read with no lock: roots, their files, subsys.
 	 *
-	 * Lock order: an open file's lock (src/fs/fs.c) before it; then it is
-	 * the innermost but for a subscriber's own lock (core/notify.h) and
-	 * the freezer's record of stopped threads (ctl/freezer.c, a leaf its
-	 * enforcer writes without the core lock): what runs under it
-	 * (cftype handlers, controller methods, a face's hooks, cg_readdir's
-	 * callback) takes no other. Slow work (system calls,
-	 * /proc reads) is done before taking it where the result can be
-	 * checked after (attach's prepare, task_sample.c); the kernel's
-	 * reports are read into taskq before it is taken and applied under
-	 * the write side (task_queue.h, cg_catch_up_if_pending()). */
+	 * The lock order and what must not run under it: docs/design.md,
+	 * "Locks and threads". */
 	struct cg_lock lock;
 	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
 	unsigned nr_subsys;
