@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,6 +12,8 @@
 #include "core/cgroup.h"
 #include "core/cgroup_lookup.h"
 #include "core/core_call.h"
+#include "lib/kick.h"
+#include "lib/worker.h"
 
 /* Execs waiting for the thread: beyond this many (a fork bomb of execs),
  * the rest are not placed, and that is said. */
@@ -23,13 +26,12 @@
 
 struct cgrules_engine {
 	struct cg_core *core;
-	GMutex lock;		/* the fields below; never held into the core */
-	GCond wake;
+	GMutex lock;		/* the two below; never held into the core */
 	GArray *pending;	/* pid_t: execs not yet placed */
 	struct cgrules *rules;	/* NULL: none */
 	struct failcount overflow;
-	bool stop;
-	GThread *thread;
+	struct kick kick;	/* an exec waits */
+	struct worker *w;	/* the thread, once started */
 };
 
 static const struct cg_cred rules_cred = { 0 };
@@ -40,7 +42,8 @@ struct cgrules_engine *cgrules_engine_new(struct cg_core *core, struct cgrules *
 
 	e->core = core;
 	g_mutex_init(&e->lock);
-	g_cond_init(&e->wake);
+	if (kick_init(&e->kick, "cgrules") < 0)
+		g_warning("rules: no eventfd: %s: processes are not placed", g_strerror(errno));
 	e->pending = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	e->rules = rules;
 	return e;
@@ -52,16 +55,19 @@ static void on_exec(void *data, pid_t tgid)
 {
 	struct cgrules_engine *e = data;
 
+	bool wake = false;
+
 	g_mutex_lock(&e->lock);
 	if (e->rules && e->pending->len < PENDING_MAX) {
 		g_array_append_val(e->pending, tgid);
-		if (e->pending->len == 1)
-			g_cond_signal(&e->wake);
+		wake = e->pending->len == 1;
 	} else if (e->rules) {
 		failcount_fail(&e->overflow, "rules: more than %d execs waiting: some are not placed",
 			       PENDING_MAX);
 	}
 	g_mutex_unlock(&e->lock);
+	if (wake)
+		kick_wake(&e->kick);
 }
 
 /* What the rules need of a process, read through one descriptor of its
@@ -212,18 +218,27 @@ static void place(struct cgrules_engine *e, pid_t pid)
 		close(pi.dfd);
 }
 
-static gpointer engine_thread(gpointer data)
+static void engine_loop(void *data, int stop_fd)
 {
 	struct cgrules_engine *e = data;
+	struct pollfd pfd[2] = {
+		{ .fd = kick_fd(&e->kick), .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
+	};
 
-	g_mutex_lock(&e->lock);
-	while (!e->stop) {
+	for (;;) {
 		GArray *batch;
 
-		if (!e->pending->len) {
-			g_cond_wait(&e->wake, &e->lock);
-			continue;
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			g_warning("rules: %s: processes are not placed", g_strerror(errno));
+			return;
 		}
+		if (pfd[1].revents)
+			return;
+		kick_clear(&e->kick);	/* an exec from now on kicks again */
+		g_mutex_lock(&e->lock);
 		batch = e->pending;
 		e->pending = g_array_new(FALSE, FALSE, sizeof(pid_t));
 		g_mutex_unlock(&e->lock);
@@ -231,16 +246,16 @@ static gpointer engine_thread(gpointer data)
 		for (guint i = 0; i < batch->len; i++)
 			place(e, g_array_index(batch, pid_t, i));
 		g_array_unref(batch);
-		g_mutex_lock(&e->lock);
 	}
-	g_mutex_unlock(&e->lock);
-	return NULL;
 }
 
 void cgrules_engine_start(struct cgrules_engine *e)
 {
-	e->thread = g_thread_new("cgrules", engine_thread, e);
-	cg_exec_hook_set(e->core, on_exec, e);
+	if (kick_fd(&e->kick) < 0)
+		return;
+	e->w = worker_start("cgrules", engine_loop, e);
+	if (e->w)
+		cg_exec_hook_set(e->core, on_exec, e);
 }
 
 void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
@@ -256,15 +271,11 @@ void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
 
 void cgrules_engine_stop(struct cgrules_engine *e)
 {
-	if (!e || !e->thread)
+	if (!e || !e->w)
 		return;
 	cg_exec_hook_set(e->core, NULL, NULL);
-	g_mutex_lock(&e->lock);
-	e->stop = true;
-	g_cond_signal(&e->wake);
-	g_mutex_unlock(&e->lock);
-	g_thread_join(e->thread);
-	e->thread = NULL;
+	worker_stop(e->w);
+	e->w = NULL;
 }
 
 void cgrules_engine_free(struct cgrules_engine *e)
@@ -274,7 +285,7 @@ void cgrules_engine_free(struct cgrules_engine *e)
 	cgrules_engine_stop(e);
 	cgrules_free(e->rules);
 	g_array_unref(e->pending);
-	g_cond_clear(&e->wake);
+	kick_destroy(&e->kick);
 	g_mutex_clear(&e->lock);
 	g_free(e);
 }
