@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -221,22 +220,10 @@ static void place(struct cgrules_engine *e, pid_t pid)
 static void engine_loop(void *data, int stop_fd)
 {
 	struct cgrules_engine *e = data;
-	struct pollfd pfd[2] = {
-		{ .fd = kick_fd(&e->kick), .events = POLLIN },
-		{ .fd = stop_fd, .events = POLLIN },
-	};
 
-	for (;;) {
+	while (worker_wait(kick_fd(&e->kick), stop_fd)) {
 		GArray *batch;
 
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			g_warning("rules: %s: processes are not placed", g_strerror(errno));
-			return;
-		}
-		if (pfd[1].revents)
-			return;
 		kick_clear(&e->kick);	/* an exec from now on kicks again */
 		g_mutex_lock(&e->lock);
 		batch = e->pending;

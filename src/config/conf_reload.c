@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -147,24 +146,11 @@ static void on_hup(int sig)
 static void hup_loop(void *data, int stop_fd)
 {
 	struct conf_daemon *cd = data;
-	struct pollfd pfd[2] = {
-		{ .fd = cd->pipe[0], .events = POLLIN },
-		{ .fd = stop_fd, .events = POLLIN },
-	};
 	char buf[64];
 
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			g_warning("config: SIGHUP thread: %s", g_strerror(errno));
-			return;
-		}
-		if (pfd[1].revents)
-			return;
+	while (worker_wait(cd->pipe[0], stop_fd))
 		if (read(cd->pipe[0], buf, sizeof(buf)) > 0)
 			conf_daemon_reload(cd);
-	}
 }
 
 void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *data)
