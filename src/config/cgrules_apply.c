@@ -3,10 +3,8 @@
 #include "config/cgrules.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/cgroup.h"
 #include "core/cgroup_lookup.h"
@@ -69,76 +67,6 @@ static void on_exec(void *data, pid_t tgid)
 		kick_wake(&e->kick);
 }
 
-/* What the rules need of a process, read through one descriptor of its
- * /proc directory, so all of one process (its id may have been reused
- * since the exec, as for any tool that names a process by its id). */
-struct proc_info {
-	struct cgrules_proc p;
-	char comm[64], exe[4096];
-	int dfd;
-};
-
-/* The "Uid:" / "Gid:" line's second (effective) id. */
-static bool status_id(const char *status, const char *key, unsigned *id)
-{
-	const char *line = strstr(status, key);
-
-	return line && sscanf(line + strlen(key), "%*u %u", id) == 1;
-}
-
-static bool read_small(int dfd, const char *name, char *buf, size_t size)
-{
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
-static bool proc_info_read(struct proc_info *pi, pid_t pid)
-{
-	char path[32], status[4096];
-	unsigned uid, gid;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	pi->dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (pi->dfd < 0 || !read_small(pi->dfd, "status", status, sizeof(status)) ||
-	    !status_id(status, "\nUid:", &uid) || !status_id(status, "\nGid:", &gid) ||
-	    !read_small(pi->dfd, "comm", pi->comm, sizeof(pi->comm)))
-		return false;
-	pi->comm[strcspn(pi->comm, "\n")] = '\0';
-	/* A kernel thread has no exe: "". */
-	n = readlinkat(pi->dfd, "exe", pi->exe, sizeof(pi->exe) - 1);
-	pi->exe[n < 0 ? 0 : n] = '\0';
-	pi->p = (struct cgrules_proc){ uid, gid, pi->comm, pi->exe };
-	return true;
-}
-
-/* CGFUSED_STICKY=1 among the process's environment strings. */
-static bool is_sticky(int dfd)
-{
-	int fd = openat(dfd, "environ", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	GString *env = g_string_new(NULL);
-	char buf[65536];
-	bool sticky = false;
-	ssize_t n;
-
-	while (fd >= 0 && env->len < ENVIRON_MAX && (n = read(fd, buf, sizeof(buf))) > 0)
-		g_string_append_len(env, buf, n);
-	for (gsize at = 0; at < env->len; at += strlen(env->str + at) + 1)
-		if ((sticky = strcmp(env->str + at, STICKY) == 0))
-			break;
-	if (fd >= 0)
-		close(fd);
-	g_string_free(env, TRUE);
-	return sticky;
-}
-
 /* Whether hierarchy h binds one of controllers (NULL: any): by what it
  * binds, not by its name, which on a v2 mount is "unified". */
 static bool hierarchy_has(struct cg_core *core, unsigned h, char **controllers)
@@ -193,19 +121,21 @@ static void move(struct cgrules_engine *e, pid_t pid, struct cgrules_target *t, 
  * kernel's reports, calling on_exec in this very thread). */
 static void place(struct cgrules_engine *e, pid_t pid)
 {
-	struct proc_info pi = { .dfd = -1 };
+	struct kfacade *kf = e->core->kf;
+	struct exec_proc pi;
 	struct cgrules *rules = NULL;
 
-	if (proc_info_read(&pi, pid)) {
-		g_mutex_lock(&e->lock);
-		if (e->rules)
-			rules = cgrules_ref(e->rules);
-		g_mutex_unlock(&e->lock);
-	}
+	if (!kf->ops->exec_proc_open(kf, pid, &pi))
+		return;
+	g_mutex_lock(&e->lock);
+	if (e->rules)
+		rules = cgrules_ref(e->rules);
+	g_mutex_unlock(&e->lock);
 	if (rules) {
-		g_autoptr(GPtrArray) targets = cgrules_match(rules, &pi.p);
+		struct cgrules_proc p = { pi.uid, pi.gid, pi.comm, pi.exe };
+		g_autoptr(GPtrArray) targets = cgrules_match(rules, &p);
 
-		if (targets->len && !is_sticky(pi.dfd)) {
+		if (targets->len && !kf->ops->exec_proc_has_env(kf, &pi, STICKY, ENVIRON_MAX)) {
 			g_autofree bool *done = g_new0(bool, cg_nr_hierarchies(e->core));
 
 			for (guint i = 0; i < targets->len; i++)
@@ -213,8 +143,7 @@ static void place(struct cgrules_engine *e, pid_t pid)
 		}
 		cgrules_free(rules);
 	}
-	if (pi.dfd >= 0)
-		close(pi.dfd);
+	kf->ops->exec_proc_close(kf, &pi);
 }
 
 static void engine_loop(void *data, int stop_fd)
