@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_sample.h"

@@ -8,6 +8,7 @@
 #include "core/cgfused_stat.h"
 #include "core/css_set.h"
 #include "core/face.h"
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_queue.h"

@@ -270,10 +270,6 @@ void cg_root_set_owner(struct cg_root *root, uid_t uid, gid_t gid);
  * with mode & 01777 (the caller applied its umask). */
 int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
 	     const struct cg_cred *cred, uint64_t *new_id);
-/* The same without permission checks (to restore a saved state): the
- * group belongs to cred's uid and gid. */
-int cg_mkdir_restore(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
-		     const struct cg_cred *cred, uint64_t *new_id);
 int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	     const struct cg_cred *cred);
 int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
@@ -286,10 +282,6 @@ int cg_unlink(struct cg_core *core, uint64_t parent_id, const char *name,
 /* Attributes of a cgroup's directory (file CG_DIR) or of one of its files:
  * 0, or -ENOENT when there is no such cgroup or file. */
 int cg_get_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file, struct cg_iattr *out);
-/* Sets them as given, unchecked (to restore a saved state); the file type
- * bits of attr->mode are ignored. */
-int cg_set_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
-		 const struct cg_iattr *attr);
 /* chmod, chown, utimes, truncate: checked as by the kernel, see
  * iattr_setattr(). */
 int cg_setattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
@@ -304,8 +296,6 @@ int cg_permission(struct cg_core *core, uint64_t cgrp_id, unsigned file, int mas
 #define CG_ID_ROOT_BITS 4
 G_STATIC_ASSERT(CG_MAX_SUBSYS <= (1 << CG_ID_ROOT_BITS));
 
-/* The hierarchy of a cgroup id that was ever given out, or NULL. */
-struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id);
 
 /* Called locked. */
 struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id);
@@ -315,14 +305,8 @@ const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char 
 					  unsigned *index);
 /* Whether a task is in cgrp or below (a root always is). */
 bool cgroup_is_populated(const struct cgroup *cgrp);
-/* A css_set was linked to cgrp (populated) or unlinked from it: counts it
- * and tells subscribers of every group that became populated or empty
- * (the kernel's cgroup_update_populated()). */
-void cgroup_update_populated(struct cgroup *cgrp, bool populated);
-/* The attributes of the directory (CG_DIR) or a file it has; the second
- * gives them to change, making the file's own copy on its first change. */
+/* The attributes of the directory (CG_DIR) or a file it has. */
 void cgroup_iattr(const struct cgroup *cgrp, unsigned file, struct cg_iattr *out);
-struct cg_iattr *cgroup_iattr_mut(struct cgroup *cgrp, unsigned file);
 /* Whether the file's attributes were changed (it has its own copy). */
 bool cgroup_iattr_own(const struct cgroup *cgrp, unsigned file);
 char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
@@ -378,17 +362,10 @@ static inline struct css *cgroup_e_css(struct cgroup *cgrp, int ssid)
 	return cgrp->subsys[ssid];
 }
 
-/* Called locked: a thread of cset ran for d; the groups of the default
- * hierarchy it is in count it with their ancestors' (v2's cpu.stat). */
-void cgroup_charge_cputime(struct cg_core *core, const struct css_set *cset,
-			   const struct task_cputime *d);
 /* Called locked: whether a child forked by a member of cset is to be
  * killed (its group of the default hierarchy is being killed, CGRP_KILL). */
 bool cgroup_kill_pending(struct cg_core *core, const struct css_set *cset);
 
-/* Called locked: a css's reference counting. */
-void css_get(struct css *css);
-void css_put(struct css *css);
 
 /* Iterates a cgroup's live children (called locked). */
 #define cgroup_for_each_child(pos, iter, cgrp)					\

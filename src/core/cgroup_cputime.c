@@ -5,6 +5,7 @@
 
 #include "core/cgroup.h"
 #include "core/css_set.h"
+#include "core/internal.h"
 
 /* cputime_adjust(): user and system time are ticks sampled by the kernel,
  * the run time is exact; cpu.stat shows the run time split in their

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task_exec.h"
 #include "core/task_proc.h"
