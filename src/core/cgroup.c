@@ -363,6 +363,16 @@ struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id)
 	return g_hash_table_lookup(core->cgroups, &id);
 }
 
+void cgroup_list_all(struct cg_core *core, GPtrArray *out)
+{
+	GHashTableIter iter;
+	gpointer cgrp;
+
+	g_hash_table_iter_init(&iter, core->cgroups);
+	while (g_hash_table_iter_next(&iter, NULL, &cgrp))
+		g_ptr_array_add(out, cgrp);
+}
+
 struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name)
 {
 	return g_hash_table_lookup(cgrp->children, name);

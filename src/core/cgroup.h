@@ -299,6 +299,8 @@ G_STATIC_ASSERT(CG_MAX_SUBSYS <= (1 << CG_ID_ROOT_BITS));
 
 /* Called locked. */
 struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id);
+/* Every group of every hierarchy (roots too), appended to out in no order. */
+void cgroup_list_all(struct cg_core *core, GPtrArray *out);
 struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name);
 bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f);
 const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,

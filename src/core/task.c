@@ -19,12 +19,17 @@ struct task *task_lookup(struct cg_core *core, pid_t tid)
 	return tidmap_lookup(&core->tasks, tid);
 }
 
+struct task *task_next(struct cg_core *core, guint *pos)
+{
+	return tidmap_next(&core->tasks, pos);
+}
+
 GPtrArray *task_table_copy(struct cg_core *core)
 {
 	GPtrArray *all = g_ptr_array_sized_new(tidmap_size(&core->tasks));
 	struct task *t;
 
-	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));)
+	for (guint pos = 0; (t = task_next(core, &pos));)
 		g_ptr_array_add(all, t);
 	return all;
 }

@@ -111,7 +111,7 @@ void snap_tasks(GString *out, struct cg_core *core, unsigned *nr)
 	GString *group = g_string_new(NULL);
 	struct task *t;
 
-	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));) {
+	for (guint pos = 0; (t = task_next(core, &pos));) {
 		for (guint r = 0; r < core->roots->len; r++) {
 			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
 
@@ -291,12 +291,7 @@ bool snap_build_step(struct snap_build *b, gint64 until, unsigned max)
 	unsigned n = 0;
 
 	if (!b->listed) {
-		GHashTableIter iter;
-		gpointer cgrp;
-
-		g_hash_table_iter_init(&iter, b->core->cgroups);
-		while (g_hash_table_iter_next(&iter, NULL, &cgrp))
-			g_ptr_array_add(b->todo, cgrp);
+		cgroup_list_all(b->core, b->todo);
 		b->listed = true;
 	}
 	while (b->todo->len) {
