@@ -431,10 +431,7 @@ struct allocator *alloc_new(struct cg_core *core)
 	alloc_groups_init(&a->groups);
 	a->cpusets = g_hash_table_new_full(g_int64_hash, g_int64_equal, NULL, free_cpuset);
 	cpus_pool_init(&a->cpus_pool);
-	a->sub = (struct cg_subscriber){
-		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
-		.changed = on_changed, .mkdir = on_group, .removing = on_group, .stat = on_stat,
-	};
+	a->sub = alloc_subscriber(a);
 	cg_subscribe(core, &a->sub);
 	return a;
 }

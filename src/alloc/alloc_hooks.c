@@ -8,8 +8,8 @@
 
 /* Tasks moved: one back in the root of every hierarchy gets its own nice
  * and affinity back at the next pass. */
-void on_attach(void *data, struct task *const *tasks, unsigned n,
-	       const struct cg_root *root)
+static void on_attach(void *data, struct task *const *tasks, unsigned n,
+		      const struct cg_root *root)
 {
 	struct allocator *a = data;
 
@@ -30,19 +30,19 @@ static void record(struct allocator *a, bool fork, struct task *parent, struct t
 	alloc_kick(a);
 }
 
-void on_fork(void *data, struct task *parent, struct task *child)
+static void on_fork(void *data, struct task *parent, struct task *child)
 {
 	record(data, true, parent, child);
 }
 
 /* The thread is gone: nothing to give back. */
-void on_task_exit(void *data, struct task *t)
+static void on_task_exit(void *data, struct task *t)
 {
 	record(data, false, NULL, t);
 }
 
 /* Shares, cpus: applied soon. Other files change nothing of ours. */
-void on_changed(void *data, struct cgroup *cgrp, unsigned file)
+static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
 	struct allocator *a = data;
 	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
@@ -62,7 +62,7 @@ void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 }
 
 /* A group made or about to be removed: its parent's sums change. */
-void on_group(void *data, struct cgroup *cgrp)
+static void on_group(void *data, struct cgroup *cgrp)
 {
 	struct allocator *a = data;
 
@@ -71,7 +71,7 @@ void on_group(void *data, struct cgroup *cgrp)
 }
 
 /* What cgfused.stat shows after the core's lines. */
-void on_stat(void *data, GString *out)
+static void on_stat(void *data, GString *out)
 {
 	struct allocator *a = data;
 	struct alloc_stats st;
@@ -118,4 +118,12 @@ void on_stat(void *data, GString *out)
 		st.max_pass_cpu_ns / 1000, st.last_error * 1e6,
 		st.autogroups_left_alone, st.escapes, st.copied_groups, st.copied_tasks,
 		st.weighed_groups, st.yields, a->may_lower);
+}
+
+struct cg_subscriber alloc_subscriber(struct allocator *a)
+{
+	return (struct cg_subscriber){
+		.data = a, .attach = on_attach, .fork = on_fork, .exit = on_task_exit,
+		.changed = on_changed, .mkdir = on_group, .removing = on_group, .stat = on_stat,
+	};
 }

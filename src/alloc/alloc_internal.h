@@ -225,14 +225,9 @@ void give_back_leftovers(struct allocator *a);
 void end_originals(struct allocator *a, bool placed);
 void see_new(struct allocator *a);
 
-/* alloc_hooks.c */
-void on_attach(void *data, struct task *const *tasks, unsigned n,
-	       const struct cg_root *root);
-void on_fork(void *data, struct task *parent, struct task *child);
-void on_task_exit(void *data, struct task *t);
-void on_changed(void *data, struct cgroup *cgrp, unsigned file);
-void on_group(void *data, struct cgroup *cgrp);
-void on_stat(void *data, GString *out);
+/* alloc_hooks.c: the allocator's subscriber (its callbacks), for
+ * alloc_new(). */
+struct cg_subscriber alloc_subscriber(struct allocator *a);
 
 /* alloc.c */
 void breathe(struct allocator *a);
