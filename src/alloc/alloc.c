@@ -72,7 +72,7 @@ void count_call(struct allocator *a, uint64_t *counter, int ret)
 
 void set_nice(struct allocator *a, struct task_sched *s, int nice)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	int ret = kf->ops->set_nice(kf, s->tid, nice);
 
 	count_call(a, &a->st.nice_calls, ret);
@@ -89,7 +89,7 @@ void keep(struct allocator *a, struct task_sched *s, enum cpus_which w,
 
 void set_cpus(struct allocator *a, struct task_sched *s, const struct cpumask *cpus)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	int ret = kf->ops->set_affinity(kf, s->tid, cpus);
 
 	count_call(a, &a->st.affinity_calls, ret);
@@ -402,14 +402,14 @@ void alloc_pass(struct allocator *a, bool sample)
 struct allocator *alloc_new(struct cg_core *core)
 {
 	struct allocator *a = g_new0(struct allocator, 1);
-	struct kfacade *kf = core->kf;
+	struct kfacade *kf = cg_core_kf(core);
 
 	a->core = core;
 	a->weight_ssid = a->cpus_ssid = -1;
-	for (unsigned i = 0; i < core->nr_subsys; i++) {
-		if (core->subsys[i]->weight && sched_view_mounted(core, (int)i))
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++) {
+		if (cg_core_subsys(core, i)->weight && sched_view_mounted(core, (int)i))
 			a->weight_ssid = (int)i;
-		if (core->subsys[i]->cpus && sched_view_mounted(core, (int)i))
+		if (cg_core_subsys(core, i)->cpus && sched_view_mounted(core, (int)i))
 			a->cpus_ssid = (int)i;
 	}
 	a->may_lower = kf->ops->may_lower_nice(kf);
@@ -445,7 +445,7 @@ void alloc_free(struct allocator *a)
 
 	if (!a)
 		return;
-	kf = a->core->kf;
+	kf = cg_core_kf(a->core);
 	/* The exits up to now, so that no gone thread's id is touched. */
 	sched_view_take(a->core, a->weight_ssid, a->cpus_ssid, &a->view);
 	take_events(a);

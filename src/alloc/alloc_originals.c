@@ -77,7 +77,7 @@ int owner_floor(struct kfacade *kf, pid_t tid)
 /* Reads what the thread has before we change anything. */
 static void see_task(struct allocator *a, struct task_sched *s)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	int nice = 0, ag = 0, ag_nice = 0;
 	struct cpumask cpus;
 
@@ -106,7 +106,7 @@ static void see_task(struct allocator *a, struct task_sched *s)
  * again. */
 void reconcile_task(struct allocator *a, struct task_sched *s)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	struct cpumask cpus;
 	int nice, ag, ag_nice;
 
@@ -130,7 +130,7 @@ void reconcile_task(struct allocator *a, struct task_sched *s)
  * are still there (the same thread: its pidfs inode). */
 void give_back_leftovers(struct allocator *a)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	GArray *tasks = g_array_new(FALSE, FALSE, sizeof(struct orig_task));
 	GArray *ags = g_array_new(FALSE, FALSE, sizeof(struct orig_autogroup));
 

@@ -170,7 +170,7 @@ static void apply_nice(struct allocator *a, struct task_sched *s, int want)
 	if (s->nice == NICE_UNKNOWN) {
 		int nice;
 
-		if (a->core->kf->ops->get_nice(a->core->kf, s->tid, &nice) < 0)
+		if (cg_core_kf(a->core)->ops->get_nice(cg_core_kf(a->core), s->tid, &nice) < 0)
 			return;
 		s->nice = (int8_t)nice;
 	}

@@ -101,7 +101,7 @@ static void place_cpus(struct allocator *a, struct task_sched *s, const struct c
  * sampled pass counts their watch down. */
 void recheck_watched(struct allocator *a, bool sampled)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	GHashTableIter iter;
 	gpointer key;
 
@@ -155,7 +155,7 @@ void apply_cpus(struct allocator *a, struct task_sched *s)
 	if (!task_cpus(s)) {
 		struct cpumask cpus;
 
-		if (a->core->kf->ops->get_affinity(a->core->kf, s->tid, &cpus) < 0)
+		if (cg_core_kf(a->core)->ops->get_affinity(cg_core_kf(a->core), s->tid, &cpus) < 0)
 			return;
 		keep(a, s, CPUS_NOW, &cpus);
 	}

@@ -62,7 +62,7 @@ struct task_sched *find_head(struct allocator *a, pid_t tgid)
  * once). */
 void read_clock(struct allocator *a, struct task_sched *head)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	uint64_t now = 0;
 
 	head->clock_known = kf->ops->process_cputime(kf, head->tgid, &now) == 0;
@@ -76,7 +76,7 @@ void read_clock(struct allocator *a, struct task_sched *head)
  * again next period, and one found asleep then leaves active. */
 static void sample_task(struct allocator *a, struct task_sched *s)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	struct sched_sample sample = { s->tid, { s->ino, s->tgid }, { 0 } };
 	struct active *e = &g_array_index(a->active, struct active, s->active_index);
 	uint64_t at = mono_ns(), now_busy;
@@ -110,7 +110,7 @@ static void sample_task(struct allocator *a, struct task_sched *s)
  * threads) and reading at most SLEEPER_BUDGET clocks. */
 static void sample_sleepers(struct allocator *a)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	guint end = a->cursor + MAX(tidmap_slots(a->tasks) / SLEEPER_PASSES, 1u), read = 0;
 	struct task_sched *head;
 

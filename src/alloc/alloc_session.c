@@ -37,7 +37,7 @@ struct autogroup *autogroup_of(struct allocator *a, const struct task_sched *s)
 	struct autogroup *ag = g_hash_table_lookup(a->autogroups, key);
 
 	if (!ag) {
-		struct kfacade *kf = a->core->kf;
+		struct kfacade *kf = cg_core_kf(a->core);
 		int id;
 
 		ag = g_new0(struct autogroup, 1);
@@ -61,7 +61,7 @@ struct autogroup *autogroup_of(struct allocator *a, const struct task_sched *s)
  * does not keep every session that ever had a managed thread. */
 void forget_autogroups(struct allocator *a)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	GHashTableIter iter;
 	struct autogroup *ag;
 
@@ -90,7 +90,7 @@ void forget_autogroups(struct allocator *a)
  * sessions are to be weighed, after a new copy of the tree or a reconcile. */
 static void check_sessions(struct allocator *a)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	GArray *procs = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	GArray *tids = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	bool listed = kf->ops->all_tasks(kf, procs, true) == 0;
@@ -131,7 +131,7 @@ static void check_sessions(struct allocator *a)
  * the heaviest, which stays as it is). One session: left as it was. */
 void weigh_autogroups(struct allocator *a, bool full)
 {
-	struct kfacade *kf = a->core->kf;
+	struct kfacade *kf = cg_core_kf(a->core);
 	GHashTableIter iter;
 	struct autogroup *ag;
 	unsigned busy = 0;

@@ -121,7 +121,7 @@ static void move(struct cgrules_engine *e, pid_t pid, struct cgrules_target *t, 
  * kernel's reports, calling on_exec in this very thread). */
 static void place(struct cgrules_engine *e, pid_t pid)
 {
-	struct kfacade *kf = e->core->kf;
+	struct kfacade *kf = cg_core_kf(e->core);
 	struct exec_proc pi;
 	struct cgrules *rules = NULL;
 

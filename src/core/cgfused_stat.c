@@ -5,6 +5,7 @@
 #include <malloc.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "core/notify.h"
 
 /* The core lock's figures: did a slow operation wait for it, and who held

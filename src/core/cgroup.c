@@ -333,6 +333,42 @@ void cg_core_free(struct cg_core *core)
 	g_free(core);
 }
 
+struct kfacade *cg_core_kf(const struct cg_core *core)
+{
+	return core->kf;
+}
+
+unsigned cg_core_nr_subsys(const struct cg_core *core)
+{
+	return core->nr_subsys;
+}
+
+const struct cgroup_subsys *cg_core_subsys(const struct cg_core *core, unsigned ssid)
+{
+	return core->subsys[ssid];
+}
+
+unsigned cg_core_nr_roots(const struct cg_core *core)
+{
+	return core->roots->len;
+}
+
+struct cg_root *cg_core_root(const struct cg_core *core, unsigned index)
+{
+	return g_ptr_array_index(core->roots, index);
+}
+
+bool cg_core_loading(const struct cg_core *core)
+{
+	return core->loading;
+}
+
+void cg_core_set_limits(struct cg_core *core, unsigned max_depth, unsigned max_descendants)
+{
+	core->max_depth = max_depth;
+	core->max_descendants = max_descendants;
+}
+
 size_t cg_core_max_write_len(struct cg_core *core)
 {
 	size_t longest = 0;

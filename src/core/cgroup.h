@@ -199,46 +199,10 @@ struct cgroup {
 	struct css *subsys[CG_MAX_SUBSYS];
 };
 
-/* The daemon's whole model. */
-struct cg_core {
-	/* The kernel's cgroup_mutex, a reader-writer lock (core/core_lock.h).
-	 * Taken only in src/core (by the cg_* functions, and for code
-	 * outside by cg_core_read() and cg_core_write(), core/core_call.h,
-	 * which run its function under it); not recursive, and
-	 * a reader never takes the write side.
-	 *
-	 * Guards everything below, every struct cgroup, css, css_set and task
-	 * reachable from here, and each controller's state in its css. The
-	 * read side may only read all that: no show function, lookup or
-	 * subscriber's stat callback writes a word of it (two readers must
-	 * not share a written word either: no reference counts or figures
-	 * bumped by a read). The exceptions, atomics made for concurrent
-	 * readers: cgroup->sampled_ns (task_sample.c), cpuacct's
-	 * prev_stat and cpu's throttling figures (ctl/cpu.h). Written once before the daemon serves and only read
-	 * since, so also read with no lock: roots, their files, subsys.
-	 *
-	 * The lock order and what must not run under it: docs/design.md,
-	 * "Locks and threads". */
-	struct cg_lock lock;
-	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
-	unsigned nr_subsys;
-	GPtrArray *roots;		/* struct cg_root * */
-	GHashTable *cgroups;		/* id -> struct cgroup * */
-	uint64_t next_seq;		/* for cgroup ids */
-	GHashTable *css_sets;		/* struct css_set * (itself the key) */
-	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
-	struct slab_pool task_pool;	/* every struct task */
-	struct tidmap tasks;		/* struct task, by tid */
-	GHashTable *procs;		/* tgid -> the tracked threads besides its leader (task_proc.h) */
-	uint64_t nr_resyncs;		/* times task reports were lost */
-	struct task_queue *taskq;	/* reports read, to apply (task_queue.h) */
-	struct kfacade *kf;
-	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */
-	bool loading;			/* a saved state is being replayed */
-	/* v2's cgroup.max.depth and cgroup.max.descendants, for every group
-	 * (so the top's count bounds all): mkdir past them is EAGAIN. */
-	unsigned max_depth, max_descendants;
-};
+/* The daemon's whole model (its fields: core/internal.h, for src/core
+ * alone). */
+struct cg_core;
+
 
 /* What cg_core_new() sets: generous, but finite (the state on disk and
  * the daemon's memory grow with the groups a user may make). */
@@ -254,6 +218,19 @@ struct cg_core *cg_core_new(const struct cgroup_subsys *const *subsys, unsigned 
 struct cg_root *cg_root_new(struct cg_core *core, const struct cg_face *face,
 			    unsigned subsys_mask, bool clone_children);
 void cg_core_free(struct cg_core *core);
+
+/* What the layers above read of the core (set before it serves, or never
+ * changed: no lock needed). */
+struct kfacade *cg_core_kf(const struct cg_core *core);
+unsigned cg_core_nr_subsys(const struct cg_core *core);
+const struct cgroup_subsys *cg_core_subsys(const struct cg_core *core, unsigned ssid);
+unsigned cg_core_nr_roots(const struct cg_core *core);
+struct cg_root *cg_core_root(const struct cg_core *core, unsigned index);
+/* Whether a saved state is being replayed (restore.h); called locked. */
+bool cg_core_loading(const struct cg_core *core);
+/* v2's cgroup.max.depth and cgroup.max.descendants for every group, before
+ * the core serves (default: CG_MAX_*_DEFAULT). */
+void cg_core_set_limits(struct cg_core *core, unsigned max_depth, unsigned max_descendants);
 
 /* The longest write any control file of any hierarchy takes. */
 size_t cg_core_max_write_len(struct cg_core *core);
@@ -387,7 +364,7 @@ int css_for_each_descendant_pre(struct css *css, int (*fn)(struct css *, void *)
 /* The kernel facade of the core this css lives in. */
 static inline struct kfacade *css_kfacade(const struct css *css)
 {
-	return css->cgroup->root->core->kf;
+	return cg_core_kf(css->cgroup->root->core);
 }
 
 #endif

@@ -7,9 +7,54 @@
 #define CGFUSED_CORE_INTERNAL_H
 
 #include "core/cgroup.h"
+#include "core/core_lock.h"
 #include "kernel/task_cputime.h"
+#include "lib/slab.h"
+#include "lib/tidmap.h"
 
 struct css_set;
+struct task_queue;
+
+/* The daemon's whole model. */
+struct cg_core {
+	/* The kernel's cgroup_mutex, a reader-writer lock (core/core_lock.h).
+	 * Taken only in src/core (by the cg_* functions, and for code
+	 * outside by cg_core_read() and cg_core_write(), core/core_call.h,
+	 * which run its function under it); not recursive, and
+	 * a reader never takes the write side.
+	 *
+	 * Guards everything below, every struct cgroup, css, css_set and task
+	 * reachable from here, and each controller's state in its css. The
+	 * read side may only read all that: no show function, lookup or
+	 * subscriber's stat callback writes a word of it (two readers must
+	 * not share a written word either: no reference counts or figures
+	 * bumped by a read). The exceptions, atomics made for concurrent
+	 * readers: cgroup->sampled_ns (task_sample.c), cpuacct's
+	 * prev_stat and cpu's throttling figures (ctl/cpu.h). Written once before the daemon serves and only read
+	 * since, so also read with no lock: roots, their files, subsys.
+	 *
+	 * The lock order and what must not run under it: docs/design.md,
+	 * "Locks and threads". */
+	struct cg_lock lock;
+	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
+	unsigned nr_subsys;
+	GPtrArray *roots;		/* struct cg_root * */
+	GHashTable *cgroups;		/* id -> struct cgroup * */
+	uint64_t next_seq;		/* for cgroup ids */
+	GHashTable *css_sets;		/* struct css_set * (itself the key) */
+	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
+	struct slab_pool task_pool;	/* every struct task */
+	struct tidmap tasks;		/* struct task, by tid */
+	GHashTable *procs;		/* tgid -> the tracked threads besides its leader (task_proc.h) */
+	uint64_t nr_resyncs;		/* times task reports were lost */
+	struct task_queue *taskq;	/* reports read, to apply (task_queue.h) */
+	struct kfacade *kf;
+	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */
+	bool loading;			/* a saved state is being replayed */
+	/* v2's cgroup.max.depth and cgroup.max.descendants, for every group
+	 * (so the top's count bounds all): mkdir past them is EAGAIN. */
+	unsigned max_depth, max_descendants;
+};
 
 /* The hierarchy of a cgroup id that was ever given out, or NULL. */
 struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id);

@@ -108,6 +108,10 @@ void cg_unsubscribe(struct cg_core *core, const struct cg_subscriber *sub);
 void cg_subscribe_locked(struct cg_core *core, const struct cg_subscriber *sub);
 void cg_unsubscribe_locked(struct cg_core *core, const struct cg_subscriber *sub);
 
+/* The freezer's enforcer tells the subscribers that cgrp's frozen state
+ * changed (called locked; the read side will do, see frozen above). */
+void cg_notify_frozen(struct cg_core *core, struct cgroup *cgrp, bool frozen);
+
 /* For the core (called locked). */
 
 /* Calls every subscriber's callback fn. */

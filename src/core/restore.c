@@ -5,6 +5,7 @@
 #include <errno.h>
 
 #include "core/attach.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_queue.h"
 #include "core/task_catch_up.h"

@@ -4,6 +4,7 @@
 #include "core/sched_view.h"
 
 #include "core/css_set.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_catch_up.h"
 

@@ -4,6 +4,7 @@
 
 #include <poll.h>
 
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_queue.h"
 

@@ -2,6 +2,7 @@
 /* Reading the kernel's reports outside the core lock: see task_queue.h. */
 #include "core/task_queue.h"
 
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_proc.h"
 

@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 
 #include "core/css_set.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_catch_up.h"
 

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 
+#include "core/internal.h"
 #include "core/task_catch_up.h"
 #include "core/task_queue.h"
 #include "lib/worker.h"

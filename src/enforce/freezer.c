@@ -212,7 +212,7 @@ static bool v2_update_frozen(struct freezer_enforcer *fe, struct cgroup *cgrp, b
 		frozen &= v2_update_frozen(fe, child, freeze);
 	if (cgrp->parent && atomic_exchange(&cgrp->frozen, frozen) != frozen) {
 		atomic_fetch_add(&cgrp->events_seq, 1);
-		cg_notify(fe->core, frozen, cgrp, frozen);
+		cg_notify_frozen(fe->core, cgrp, frozen);
 	}
 	fe->v2_shown |= frozen;
 	return frozen;
@@ -314,8 +314,8 @@ const struct freezer_stats *freezer_stats(struct freezer_enforcer *fe)
 static const struct cg_file *state_file(struct cg_core *core, struct freezer_confirm **fc,
 					struct cgroup **v2_top)
 {
-	for (guint r = 0; r < core->roots->len; r++) {
-		struct cg_root *root = core->roots->pdata[r];
+	for (guint r = 0; r < cg_core_nr_roots(core); r++) {
+		struct cg_root *root = cg_core_root(core, r);
 
 		for (guint i = 0; i < root->files->len; i++) {
 			const struct cg_file *f = root->files->pdata[i];

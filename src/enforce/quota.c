@@ -231,8 +231,8 @@ static void copy_capped_locked(struct cg_core *core, void *data)
 
 	if (c->config || !outer_css(qe, c->from)) {
 		g_ptr_array_set_size(c->from, 0);
-		for (guint r = 0; r < core->roots->len; r++) {
-			struct cg_root *root = core->roots->pdata[r];
+		for (guint r = 0; r < cg_core_nr_roots(core); r++) {
+			struct cg_root *root = cg_core_root(core, r);
 
 			if (root->subsys_mask & (1u << qe->ssid))
 				g_ptr_array_add(c->from, root->top->subsys[qe->ssid]);
@@ -519,8 +519,8 @@ const struct quota_stats *quota_stats(struct quota_enforcer *qe)
 /* Whether a hierarchy has controller ssid. */
 static bool bound(struct cg_core *core, int ssid)
 {
-	for (guint r = 0; r < core->roots->len; r++)
-		if (((struct cg_root *)core->roots->pdata[r])->subsys_mask & (1u << ssid))
+	for (guint r = 0; r < cg_core_nr_roots(core); r++)
+		if (cg_core_root(core, r)->subsys_mask & (1u << ssid))
 			return true;
 	return false;
 }
@@ -530,8 +530,8 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core, struct tracees *
 	struct quota_enforcer *qe;
 	int ssid = -1;
 
-	for (unsigned i = 0; i < core->nr_subsys; i++)
-		if (core->subsys[i] == &cpu_cgrp_subsys)
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
+		if (cg_core_subsys(core, i) == &cpu_cgrp_subsys)
 			ssid = (int)i;
 	if (ssid < 0 || !bound(core, ssid))
 		return NULL;

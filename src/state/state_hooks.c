@@ -162,8 +162,8 @@ static void log_moves(struct cg_state *st, struct task *const *tasks, unsigned n
 	if (st->build)
 		snap_build_moved(st->build, tasks, n);
 	g_string_truncate(st->buf, 0);
-	for (guint r = 0; r < st->core->roots->len; r++) {
-		const struct cg_root *rt = g_ptr_array_index(st->core->roots, r);
+	for (guint r = 0; r < cg_core_nr_roots(st->core); r++) {
+		const struct cg_root *rt = cg_core_root(st->core, r);
 
 		if (root && rt != root)
 			continue;

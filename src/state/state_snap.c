@@ -100,8 +100,8 @@ void snap_groups(GString *out, struct cg_core *core, unsigned *nr)
 {
 	GString *val = g_string_new(NULL);
 
-	for (guint r = 0; r < core->roots->len; r++)
-		snap_subtree(out, ((struct cg_root *)g_ptr_array_index(core->roots, r))->top, NULL,
+	for (guint r = 0; r < cg_core_nr_roots(core); r++)
+		snap_subtree(out, ((struct cg_root *)cg_core_root(core, r))->top, NULL,
 			     val, nr);
 	g_string_free(val, TRUE);
 }
@@ -112,8 +112,8 @@ void snap_tasks(GString *out, struct cg_core *core, unsigned *nr)
 	struct task *t;
 
 	for (guint pos = 0; (t = task_next(core, &pos));) {
-		for (guint r = 0; r < core->roots->len; r++) {
-			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
+		for (guint r = 0; r < cg_core_nr_roots(core); r++) {
+			struct cgroup *cgrp = css_set_cgroup(t->cset, cg_core_root(core, r));
 
 			if (cgrp && cgrp->parent) {
 				g_string_truncate(group, 0);
@@ -422,8 +422,8 @@ void snap_build_moved(struct snap_build *b, struct task *const *tasks, unsigned 
 {
 	/* Every hierarchy's: a record has the time the task joined its
 	 * css_set, which a move in any of them sets. */
-	for (guint r = 0; r < b->core->roots->len; r++) {
-		const struct cg_root *rt = g_ptr_array_index(b->core->roots, r);
+	for (guint r = 0; r < cg_core_nr_roots(b->core); r++) {
+		const struct cg_root *rt = cg_core_root(b->core, r);
 
 		for (unsigned i = 0; i < n; i++)
 			task_in(b, tasks[i], css_set_cgroup(tasks[i]->cset, rt));
@@ -432,6 +432,6 @@ void snap_build_moved(struct snap_build *b, struct task *const *tasks, unsigned 
 
 void snap_build_exit(struct snap_build *b, struct task *t)
 {
-	for (guint r = 0; r < b->core->roots->len; r++)
-		add_item(b, b->tasks, task_key(t, g_ptr_array_index(b->core->roots, r)), NULL, 0);
+	for (guint r = 0; r < cg_core_nr_roots(b->core); r++)
+		add_item(b, b->tasks, task_key(t, cg_core_root(b->core, r)), NULL, 0);
 }

@@ -69,7 +69,7 @@ static void check_for_release(struct release_agent *ra, struct cgroup *cgrp)
 	struct release *r;
 
 	/* Replaying a saved state changes nothing anybody should hear of. */
-	if (ra->core->loading)
+	if (cg_core_loading(ra->core))
 		return;
 	if (!(cgrp->flags & CGRP_NOTIFY_ON_RELEASE) || !cgrp->parent || !agent || !*agent)
 		return;

@@ -77,14 +77,14 @@ static int stat_show(struct css *css, const struct cftype *cft, GString *out)
 
 	(void)cft;
 	g_string_append_printf(out, "nr_descendants %u\n", cgrp->nr_descendants);
-	for (unsigned i = 0; i < core->nr_subsys; i++)
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
 		if (cgrp->root->subsys_mask & (1u << i))
-			g_string_append_printf(out, "nr_subsys_%s %u\n", core->subsys[i]->name,
+			g_string_append_printf(out, "nr_subsys_%s %u\n", cg_core_subsys(core, i)->name,
 					       nr_subsys(cgrp, (int)i));
 	g_string_append(out, "nr_dying_descendants 0\n");
-	for (unsigned i = 0; i < core->nr_subsys; i++)
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
 		if (cgrp->root->subsys_mask & (1u << i))
-			g_string_append_printf(out, "nr_dying_subsys_%s 0\n", core->subsys[i]->name);
+			g_string_append_printf(out, "nr_dying_subsys_%s 0\n", cg_core_subsys(core, i)->name);
 	return 0;
 }
 
@@ -117,8 +117,8 @@ static void enabled_stat_show(struct cgroup *cgrp, bool local, GString *out)
 {
 	struct cg_core *core = cgrp->root->core;
 
-	for (unsigned i = 0; i < core->nr_subsys; i++) {
-		const struct cgroup_subsys *ss = core->subsys[i];
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++) {
+		const struct cgroup_subsys *ss = cg_core_subsys(core, i);
 		void (*show)(struct css *, GString *) =
 			local ? ss->local_stat_show : ss->extra_stat_show;
 
@@ -142,7 +142,7 @@ static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out
 		struct system_cputime *sys = g_new0(struct system_cputime, 1);
 
 		usage = user = system = 0;
-		if (core->kf->ops->system_cputime(core->kf, sys) == 0)
+		if (cg_core_kf(core)->ops->system_cputime(cg_core_kf(core), sys) == 0)
 			for (unsigned c = 0; c < sys->nr_cpus; c++) {
 				usage += sys->run_ns[c];
 				user += sys->user_ns[c];

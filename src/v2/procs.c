@@ -90,7 +90,7 @@ static void *prepare(struct cg_core *core, const char *buf, const struct cg_cred
 		p = g_new0(struct procs_prep, 1);
 		p->pid = pid ? pid : cred->pid;
 		p->threadgroup = threadgroup;
-		p->found = core->kf->ops->task_uids(core->kf, p->pid, &ids) == -ESRCH ? -ESRCH : 0;
+		p->found = cg_core_kf(core)->ops->task_uids(cg_core_kf(core), p->pid, &ids) == -ESRCH ? -ESRCH : 0;
 		p->attach = cgroup_attach_prepare(core, p->pid, threadgroup, &root);
 	}
 	g_free(copy);

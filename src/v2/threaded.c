@@ -32,8 +32,8 @@ unsigned cgroup_threaded_mask(const struct cg_root *root)
 {
 	unsigned mask = 0;
 
-	for (unsigned i = 0; i < root->core->nr_subsys; i++)
-		if (root->core->subsys[i]->threaded)
+	for (unsigned i = 0; i < cg_core_nr_subsys(root->core); i++)
+		if (cg_core_subsys(root->core, i)->threaded)
 			mask |= 1u << i;
 	return mask & root->subsys_mask;
 }
