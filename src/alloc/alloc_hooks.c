@@ -45,12 +45,12 @@ static void on_task_exit(void *data, struct task *t)
 static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
 	struct allocator *a = data;
-	const struct cg_file *f = g_ptr_array_index(cgrp->root->files, file);
+	const struct cg_file *f = cg_root_file(cgrp->root, file);
 
 	/* v2: a group's CPUs are its descendants' too (an empty cpuset.cpus
 	 * is the parent's), and a partition takes CPUs from its siblings. */
 	if ((f->cft->flags & CFTYPE_CSS_MAP) ||
-	    (f->ssid >= 0 && f->ssid == a->cpus_ssid && cgrp->root->dfl)) {
+	    (f->ssid >= 0 && f->ssid == a->cpus_ssid && cg_root_dfl(cgrp->root))) {
 		sched_view_mark_all(&a->view);
 		alloc_kick(a);
 		return;

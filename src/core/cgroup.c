@@ -369,6 +369,51 @@ void cg_core_set_limits(struct cg_core *core, unsigned max_depth, unsigned max_d
 	core->max_descendants = max_descendants;
 }
 
+struct cg_core *cg_root_core(const struct cg_root *root)
+{
+	return root->core;
+}
+
+bool cg_root_dfl(const struct cg_root *root)
+{
+	return root->dfl;
+}
+
+unsigned cg_root_index(const struct cg_root *root)
+{
+	return root->index;
+}
+
+unsigned cg_root_subsys_mask(const struct cg_root *root)
+{
+	return root->subsys_mask;
+}
+
+const char *cg_root_name(const struct cg_root *root)
+{
+	return root->name;
+}
+
+struct cgroup *cg_root_top(const struct cg_root *root)
+{
+	return root->top;
+}
+
+const char *cg_root_release_agent(const struct cg_root *root)
+{
+	return root->release_agent;
+}
+
+unsigned cg_root_nr_files(const struct cg_root *root)
+{
+	return root->files->len;
+}
+
+const struct cg_file *cg_root_file(const struct cg_root *root, unsigned index)
+{
+	return g_ptr_array_index(root->files, index);
+}
+
 size_t cg_core_max_write_len(struct cg_core *core)
 {
 	size_t longest = 0;

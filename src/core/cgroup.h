@@ -13,8 +13,9 @@
  * take it themselves; those documented "called locked" expect it held (the
  * write side unless they say "read-locked"), and are for src/core and what
  * it calls: code outside hands its function to cg_core_read() or
- * cg_core_write() (core/core_call.h). See struct cg_core for what it
- * guards, docs/design.md "Locks and threads" for the lock order. */
+ * cg_core_write() (core/core_call.h). See struct cg_core (core/internal.h)
+ * for what it guards, docs/design.md "Locks and threads" for the lock
+ * order. */
 #ifndef CGFUSED_CGROUP_H
 #define CGFUSED_CGROUP_H
 
@@ -126,7 +127,7 @@ enum {
 
 /* One control file of a hierarchy: a cftype and the controller it belongs to
  * (NULL for the core's own files), with its full name ("cpu.shares"). Files
- * are numbered by their position in cg_root->files. */
+ * are numbered by their position in their hierarchy's (cg_root_file()). */
 struct cg_file {
 	const struct cftype *cft;
 	const struct cgroup_subsys *ss;
@@ -136,18 +137,7 @@ struct cg_file {
 };
 
 /* A hierarchy (the kernel's cgroup_root). */
-struct cg_root {
-	struct cg_core *core;
-	const struct cg_face *face;	/* its files and rules (core/face.h) */
-	bool dfl;			/* face->dfl: the default hierarchy (v2) */
-	unsigned index;			/* position in core->roots */
-	unsigned subsys_mask;		/* bit i: core->subsys[i] is bound here */
-	char *name;			/* "cpu,cpuacct,cpuset" */
-	struct cgroup *top;		/* the root cgroup */
-	GPtrArray *files;		/* struct cg_file *, in directory order */
-	char *release_agent;
-	unsigned nr_cgroups;
-};
+struct cg_root;		/* its fields: core/internal.h */
 
 struct cgroup {
 	uint64_t id;			/* never reused; see cgroup_id_root() */
@@ -231,6 +221,19 @@ bool cg_core_loading(const struct cg_core *core);
 /* v2's cgroup.max.depth and cgroup.max.descendants for every group, before
  * the core serves (default: CG_MAX_*_DEFAULT). */
 void cg_core_set_limits(struct cg_core *core, unsigned max_depth, unsigned max_descendants);
+
+/* What the layers above read of a hierarchy (set when it is made; the
+ * release agent: called locked). */
+struct cg_core *cg_root_core(const struct cg_root *root);
+bool cg_root_dfl(const struct cg_root *root);		/* the default (v2) one */
+unsigned cg_root_index(const struct cg_root *root);	/* cg_core_root()'s */
+unsigned cg_root_subsys_mask(const struct cg_root *root);	/* bit i: subsys i bound */
+const char *cg_root_name(const struct cg_root *root);	/* "cpu,cpuacct,cpuset" */
+struct cgroup *cg_root_top(const struct cg_root *root);	/* its root cgroup */
+const char *cg_root_release_agent(const struct cg_root *root);
+/* Its files, in directory order (a cgroup's file index is one of them). */
+unsigned cg_root_nr_files(const struct cg_root *root);
+const struct cg_file *cg_root_file(const struct cg_root *root, unsigned index);
 
 /* The longest write any control file of any hierarchy takes. */
 size_t cg_core_max_write_len(struct cg_core *core);
@@ -335,7 +338,7 @@ bool cgroup_children_alike(struct cgroup *cgrp);
 bool cgroup_css_enabled(const struct cgroup *cgrp, int ssid);
 static inline struct css *cgroup_e_css(struct cgroup *cgrp, int ssid)
 {
-	if (cgrp->root->dfl)
+	if (cg_root_dfl(cgrp->root))
 		while (cgrp->parent && !(cgrp->parent->subtree_control & (1u << ssid)))
 			cgrp = cgrp->parent;
 	return cgrp->subsys[ssid];
@@ -364,7 +367,7 @@ int css_for_each_descendant_pre(struct css *css, int (*fn)(struct css *, void *)
 /* The kernel facade of the core this css lives in. */
 static inline struct kfacade *css_kfacade(const struct css *css)
 {
-	return cg_core_kf(css->cgroup->root->core);
+	return cg_core_kf(cg_root_core(css->cgroup->root));
 }
 
 #endif

@@ -15,6 +15,20 @@
 struct css_set;
 struct task_queue;
 
+/* A hierarchy (the kernel's cgroup_root). */
+struct cg_root {
+	struct cg_core *core;
+	const struct cg_face *face;	/* its files and rules (core/face.h) */
+	bool dfl;			/* face->dfl: the default hierarchy (v2) */
+	unsigned index;			/* position in core->roots */
+	unsigned subsys_mask;		/* bit i: core->subsys[i] is bound here */
+	char *name;			/* "cpu,cpuacct,cpuset" */
+	struct cgroup *top;		/* the root cgroup */
+	GPtrArray *files;		/* struct cg_file *, in directory order */
+	char *release_agent;
+	unsigned nr_cgroups;
+};
+
 /* The daemon's whole model. */
 struct cg_core {
 	/* The kernel's cgroup_mutex, a reader-writer lock (core/core_lock.h).

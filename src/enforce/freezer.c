@@ -113,8 +113,8 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
 	struct freezer_enforcer *fe = data;
 
-	if (file < cgrp->root->files->len &&
-	    g_ptr_array_index(cgrp->root->files, file) == fe->state_file)
+	if (file < cg_root_nr_files(cgrp->root) &&
+	    cg_root_file(cgrp->root, file) == fe->state_file)
 		kick(fe);
 }
 
@@ -317,15 +317,15 @@ static const struct cg_file *state_file(struct cg_core *core, struct freezer_con
 	for (guint r = 0; r < cg_core_nr_roots(core); r++) {
 		struct cg_root *root = cg_core_root(core, r);
 
-		for (guint i = 0; i < root->files->len; i++) {
-			const struct cg_file *f = root->files->pdata[i];
+		for (guint i = 0; i < cg_root_nr_files(root); i++) {
+			const struct cg_file *f = cg_root_file(root, i);
 
 			if (f->ss == &freezer_cgrp_subsys && strcmp(f->name, "freezer.state") == 0) {
-				*fc = freezer_confirm_of(root->top->subsys[f->ssid]);
+				*fc = freezer_confirm_of(cg_root_top(root)->subsys[f->ssid]);
 				return f;
 			}
-			if (root->dfl && strcmp(f->name, "cgroup.freeze") == 0) {
-				*v2_top = root->top;
+			if (cg_root_dfl(root) && strcmp(f->name, "cgroup.freeze") == 0) {
+				*v2_top = cg_root_top(root);
 				return f;
 			}
 		}

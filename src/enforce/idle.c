@@ -103,8 +103,8 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
 	struct idle_enforcer *ie = data;
 
-	if (file < cgrp->root->files->len &&
-	    ((const struct cg_file *)g_ptr_array_index(cgrp->root->files, file))->ssid == ie->ssid)
+	if (file < cg_root_nr_files(cgrp->root) &&
+	    cg_root_file(cgrp->root, file)->ssid == ie->ssid)
 		kick(ie);
 }
 
@@ -147,8 +147,8 @@ static void copy_wanted_locked(struct cg_core *core, void *data)
 	for (guint r = 0; r < cg_core_nr_roots(core); r++) {
 		struct cg_root *root = cg_core_root(core, r);
 
-		if (root->subsys_mask & (1u << w->ie->ssid))
-			css_for_each_descendant_pre(root->top->subsys[w->ie->ssid], visit, w);
+		if (cg_root_subsys_mask(root) & (1u << w->ie->ssid))
+			css_for_each_descendant_pre(cg_root_top(root)->subsys[w->ie->ssid], visit, w);
 	}
 }
 
@@ -456,7 +456,7 @@ struct idle_enforcer *idle_enforcer_new(struct cg_core *core)
 	for (guint r = 0; r < cg_core_nr_roots(core); r++)
 		for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
 			if (cg_core_subsys(core, i) == &cpu_cgrp_subsys &&
-			    (cg_core_root(core, r)->subsys_mask & (1u << i)))
+			    (cg_root_subsys_mask(cg_core_root(core, r)) & (1u << i)))
 				ssid = (int)i;
 	if (ssid < 0)
 		return NULL;

@@ -125,9 +125,9 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 	struct quota_enforcer *qe = data;
 	const struct cg_file *f;
 
-	if (file >= cgrp->root->files->len)
+	if (file >= cg_root_nr_files(cgrp->root))
 		return;
-	f = g_ptr_array_index(cgrp->root->files, file);
+	f = cg_root_file(cgrp->root, file);
 	if (f->ssid == qe->ssid) {
 		atomic_store(&qe->config_stale, true);
 		kick(qe);
@@ -234,8 +234,8 @@ static void copy_capped_locked(struct cg_core *core, void *data)
 		for (guint r = 0; r < cg_core_nr_roots(core); r++) {
 			struct cg_root *root = cg_core_root(core, r);
 
-			if (root->subsys_mask & (1u << qe->ssid))
-				g_ptr_array_add(c->from, root->top->subsys[qe->ssid]);
+			if (cg_root_subsys_mask(root) & (1u << qe->ssid))
+				g_ptr_array_add(c->from, cg_root_top(root)->subsys[qe->ssid]);
 		}
 	}
 	g_array_set_size(qe->capped, 0);
@@ -520,7 +520,7 @@ const struct quota_stats *quota_stats(struct quota_enforcer *qe)
 static bool bound(struct cg_core *core, int ssid)
 {
 	for (guint r = 0; r < cg_core_nr_roots(core); r++)
-		if (cg_core_root(core, r)->subsys_mask & (1u << ssid))
+		if (cg_root_subsys_mask(cg_core_root(core, r)) & (1u << ssid))
 			return true;
 	return false;
 }

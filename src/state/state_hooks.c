@@ -51,7 +51,7 @@ void append(struct cg_state *st, GString *recs, unsigned nr)
  * hierarchy (escaped), five numbers and its checksum. */
 static size_t rec_max(const struct cgroup *cgrp)
 {
-	return 128 + 3 * strlen(cgrp->root->name);
+	return 128 + 3 * strlen(cg_root_name(cgrp->root));
 }
 
 /* The veto: a change is made only if its record fits in the log's
@@ -67,8 +67,7 @@ static int on_prepare(void *data, const struct cg_change *change)
 		need += 3 * strlen(change->name);
 		break;
 	case CG_CHANGE_WRITE: {
-		const struct cg_file *f = g_ptr_array_index(change->cgrp->root->files,
-							    change->file);
+		const struct cg_file *f = cg_root_file(change->cgrp->root, change->file);
 
 		if (f->cft->flags & CFTYPE_NO_STATE)
 			return 0;	/* not recorded */

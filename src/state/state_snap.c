@@ -18,7 +18,7 @@ static bool file_is_setting(const struct cgroup *cgrp, const struct cg_file *f)
 static bool show_setting(struct cgroup *cgrp, unsigned i, GString *val)
 {
 	g_string_truncate(val, 0);
-	return file_is_setting(cgrp, g_ptr_array_index(cgrp->root->files, i)) &&
+	return file_is_setting(cgrp, cg_root_file(cgrp->root, i)) &&
 	       cgroup_file_show_setting(cgrp, i, val) == 0;
 }
 
@@ -34,9 +34,9 @@ static GPtrArray *fresh_settings(struct cgroup *parent, GString *val)
 	if (!cgroup_children_alike(parent))
 		return NULL;
 	probe = cgroup_probe_new(parent);
-	vals = g_ptr_array_new_full(parent->root->files->len, g_free);
+	vals = g_ptr_array_new_full(cg_root_nr_files(parent->root), g_free);
 
-	for (unsigned i = 0; i < parent->root->files->len; i++)
+	for (unsigned i = 0; i < cg_root_nr_files(parent->root); i++)
 		g_ptr_array_add(vals, show_setting(probe, i, val) ? g_strdup(val->str) : NULL);
 	cgroup_probe_free(probe);
 	return vals;
@@ -64,7 +64,7 @@ static void snap_group(GString *out, struct cgroup *cgrp, const GPtrArray *fresh
 	/* Not written to, nor its parent since it was made: it has what a
 	 * mkdir gives now, nothing to show. */
 	made = fresh && !cgrp->nr_writes && cgrp->parent_nr_writes == cgrp->parent->nr_writes;
-	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
+	for (unsigned i = 0; i < cg_root_nr_files(cgrp->root); i++) {
 		if (cgroup_iattr_own(cgrp, i)) {
 			rec_attr(out, cgrp, i);
 			++*nr;
@@ -101,7 +101,7 @@ void snap_groups(GString *out, struct cg_core *core, unsigned *nr)
 	GString *val = g_string_new(NULL);
 
 	for (guint r = 0; r < cg_core_nr_roots(core); r++)
-		snap_subtree(out, ((struct cg_root *)cg_core_root(core, r))->top, NULL,
+		snap_subtree(out, cg_root_top(cg_core_root(core, r)), NULL,
 			     val, nr);
 	g_string_free(val, TRUE);
 }
@@ -169,7 +169,7 @@ struct fresh {
 
 static guint task_key(const struct task *t, const struct cg_root *root)
 {
-	return (guint)t->tid << 8 | root->index;
+	return (guint)t->tid << 8 | cg_root_index(root);
 }
 
 static GHashTable *id_set_new(void)
