@@ -299,7 +299,7 @@ static struct cg_state *open_state(struct cg_core *core, struct allocator *alloc
 			fprintf(stderr, "cgfused: cannot create %s: %s\n", dir, strerror(errno));
 		else if (!(st = state_open(core, path, NULL, &err)))
 			fprintf(stderr, "cgfused: %s\n", err->message);
-		else if (!keep_originals(alloc, idle, core->kf, path, &err)) {
+		else if (!keep_originals(alloc, idle, cg_core_kf(core), path, &err)) {
 			fprintf(stderr, "cgfused: %s\n", err->message);
 			state_free(st);
 			st = NULL;
@@ -354,8 +354,7 @@ static struct cg_core *core_build(struct kfacade *kf, GArray *masks,
 	while (cgfused_controllers[nr])
 		nr++;
 	core = cg_core_new(cgfused_controllers, nr, kf);
-	core->max_depth = conf->max_depth;
-	core->max_descendants = conf->max_descendants;
+	cg_core_set_limits(core, conf->max_depth, conf->max_descendants);
 	for (guint i = 0; i < masks->len; i++) {
 		struct cg_root *root = cg_root_new(core, conf->unified ? &cgroup2_face : &cgroup1_face,
 						   g_array_index(masks, unsigned, i),

@@ -46,8 +46,8 @@ struct allocator;
  * (forks and exits are queued for its per-thread table, alloc_task.h) and
  * kick it; a thread moved back to the root of every hierarchy gets its
  * original nice and affinity back at the next pass; cgfused.stat shows its
- * figures. Lock order: the core lock, then the allocator's events_lock or
- * shown_lock (each held for a copy, never around another lock). */
+ * figures. Its events_lock and shown_lock are leaves after the core lock
+ * (docs/design.md, "Locks and threads"). */
 struct allocator *alloc_new(struct cg_core *core);
 /* Unsubscribes and gives every managed thread its original nice and
  * affinity back. Called with the thread stopped; NULL-safe. */

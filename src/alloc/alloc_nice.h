@@ -20,17 +20,7 @@
 
 #include <stdbool.h>
 
-#define NICE_MIN (-20)
-#define NICE_MAX 19
-#define NICE_WIDTH 40
-
-/* The kernel's sched_prio_to_weight[nice + 20]. */
-extern const int sched_prio_to_weight[NICE_WIDTH];
-
-static inline int nice_to_weight(int nice)
-{
-	return sched_prio_to_weight[nice - NICE_MIN];
-}
+#include "kernel/sched_prio.h"
 
 /* The nice whose weight is nearest to w on a log scale. */
 int weight_to_nice(double w);

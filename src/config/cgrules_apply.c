@@ -3,14 +3,14 @@
 #include "config/cgrules.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/cgroup.h"
 #include "core/cgroup_lookup.h"
 #include "core/core_call.h"
+#include "lib/kick.h"
+#include "lib/worker.h"
 
 /* Execs waiting for the thread: beyond this many (a fork bomb of execs),
  * the rest are not placed, and that is said. */
@@ -23,13 +23,12 @@
 
 struct cgrules_engine {
 	struct cg_core *core;
-	GMutex lock;		/* the fields below; never held into the core */
-	GCond wake;
+	GMutex lock;		/* the two below; never held into the core */
 	GArray *pending;	/* pid_t: execs not yet placed */
 	struct cgrules *rules;	/* NULL: none */
 	struct failcount overflow;
-	bool stop;
-	GThread *thread;
+	struct kick kick;	/* an exec waits */
+	struct worker *w;	/* the thread, once started */
 };
 
 static const struct cg_cred rules_cred = { 0 };
@@ -40,7 +39,8 @@ struct cgrules_engine *cgrules_engine_new(struct cg_core *core, struct cgrules *
 
 	e->core = core;
 	g_mutex_init(&e->lock);
-	g_cond_init(&e->wake);
+	if (kick_init(&e->kick, "cgrules") < 0)
+		g_warning("rules: no eventfd: %s: processes are not placed", g_strerror(errno));
 	e->pending = g_array_new(FALSE, FALSE, sizeof(pid_t));
 	e->rules = rules;
 	return e;
@@ -52,86 +52,19 @@ static void on_exec(void *data, pid_t tgid)
 {
 	struct cgrules_engine *e = data;
 
+	bool wake = false;
+
 	g_mutex_lock(&e->lock);
 	if (e->rules && e->pending->len < PENDING_MAX) {
 		g_array_append_val(e->pending, tgid);
-		if (e->pending->len == 1)
-			g_cond_signal(&e->wake);
+		wake = e->pending->len == 1;
 	} else if (e->rules) {
 		failcount_fail(&e->overflow, "rules: more than %d execs waiting: some are not placed",
 			       PENDING_MAX);
 	}
 	g_mutex_unlock(&e->lock);
-}
-
-/* What the rules need of a process, read through one descriptor of its
- * /proc directory, so all of one process (its id may have been reused
- * since the exec, as for any tool that names a process by its id). */
-struct proc_info {
-	struct cgrules_proc p;
-	char comm[64], exe[4096];
-	int dfd;
-};
-
-/* The "Uid:" / "Gid:" line's second (effective) id. */
-static bool status_id(const char *status, const char *key, unsigned *id)
-{
-	const char *line = strstr(status, key);
-
-	return line && sscanf(line + strlen(key), "%*u %u", id) == 1;
-}
-
-static bool read_small(int dfd, const char *name, char *buf, size_t size)
-{
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
-
-	if (fd >= 0)
-		close(fd);
-	if (n < 0)
-		return false;
-	buf[n] = '\0';
-	return true;
-}
-
-static bool proc_info_read(struct proc_info *pi, pid_t pid)
-{
-	char path[32], status[4096];
-	unsigned uid, gid;
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	pi->dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (pi->dfd < 0 || !read_small(pi->dfd, "status", status, sizeof(status)) ||
-	    !status_id(status, "\nUid:", &uid) || !status_id(status, "\nGid:", &gid) ||
-	    !read_small(pi->dfd, "comm", pi->comm, sizeof(pi->comm)))
-		return false;
-	pi->comm[strcspn(pi->comm, "\n")] = '\0';
-	/* A kernel thread has no exe: "". */
-	n = readlinkat(pi->dfd, "exe", pi->exe, sizeof(pi->exe) - 1);
-	pi->exe[n < 0 ? 0 : n] = '\0';
-	pi->p = (struct cgrules_proc){ uid, gid, pi->comm, pi->exe };
-	return true;
-}
-
-/* CGFUSED_STICKY=1 among the process's environment strings. */
-static bool is_sticky(int dfd)
-{
-	int fd = openat(dfd, "environ", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	GString *env = g_string_new(NULL);
-	char buf[65536];
-	bool sticky = false;
-	ssize_t n;
-
-	while (fd >= 0 && env->len < ENVIRON_MAX && (n = read(fd, buf, sizeof(buf))) > 0)
-		g_string_append_len(env, buf, n);
-	for (gsize at = 0; at < env->len; at += strlen(env->str + at) + 1)
-		if ((sticky = strcmp(env->str + at, STICKY) == 0))
-			break;
-	if (fd >= 0)
-		close(fd);
-	g_string_free(env, TRUE);
-	return sticky;
+	if (wake)
+		kick_wake(&e->kick);
 }
 
 /* Whether hierarchy h binds one of controllers (NULL: any): by what it
@@ -188,19 +121,21 @@ static void move(struct cgrules_engine *e, pid_t pid, struct cgrules_target *t, 
  * kernel's reports, calling on_exec in this very thread). */
 static void place(struct cgrules_engine *e, pid_t pid)
 {
-	struct proc_info pi = { .dfd = -1 };
+	struct kfacade *kf = cg_core_kf(e->core);
+	struct exec_proc pi;
 	struct cgrules *rules = NULL;
 
-	if (proc_info_read(&pi, pid)) {
-		g_mutex_lock(&e->lock);
-		if (e->rules)
-			rules = cgrules_ref(e->rules);
-		g_mutex_unlock(&e->lock);
-	}
+	if (!kf->ops->exec_proc_open(kf, pid, &pi))
+		return;
+	g_mutex_lock(&e->lock);
+	if (e->rules)
+		rules = cgrules_ref(e->rules);
+	g_mutex_unlock(&e->lock);
 	if (rules) {
-		g_autoptr(GPtrArray) targets = cgrules_match(rules, &pi.p);
+		struct cgrules_proc p = { pi.uid, pi.gid, pi.comm, pi.exe };
+		g_autoptr(GPtrArray) targets = cgrules_match(rules, &p);
 
-		if (targets->len && !is_sticky(pi.dfd)) {
+		if (targets->len && !kf->ops->exec_proc_has_env(kf, &pi, STICKY, ENVIRON_MAX)) {
 			g_autofree bool *done = g_new0(bool, cg_nr_hierarchies(e->core));
 
 			for (guint i = 0; i < targets->len; i++)
@@ -208,22 +143,18 @@ static void place(struct cgrules_engine *e, pid_t pid)
 		}
 		cgrules_free(rules);
 	}
-	if (pi.dfd >= 0)
-		close(pi.dfd);
+	kf->ops->exec_proc_close(kf, &pi);
 }
 
-static gpointer engine_thread(gpointer data)
+static void engine_loop(void *data, int stop_fd)
 {
 	struct cgrules_engine *e = data;
 
-	g_mutex_lock(&e->lock);
-	while (!e->stop) {
+	while (worker_wait(kick_fd(&e->kick), stop_fd)) {
 		GArray *batch;
 
-		if (!e->pending->len) {
-			g_cond_wait(&e->wake, &e->lock);
-			continue;
-		}
+		kick_clear(&e->kick);	/* an exec from now on kicks again */
+		g_mutex_lock(&e->lock);
 		batch = e->pending;
 		e->pending = g_array_new(FALSE, FALSE, sizeof(pid_t));
 		g_mutex_unlock(&e->lock);
@@ -231,10 +162,7 @@ static gpointer engine_thread(gpointer data)
 		for (guint i = 0; i < batch->len; i++)
 			place(e, g_array_index(batch, pid_t, i));
 		g_array_unref(batch);
-		g_mutex_lock(&e->lock);
 	}
-	g_mutex_unlock(&e->lock);
-	return NULL;
 }
 
 /* A rule that moves root's processes into a group another user owns (its
@@ -274,8 +202,11 @@ static void check_rules(struct cgrules_engine *e, const struct cgrules *rules)
 void cgrules_engine_start(struct cgrules_engine *e)
 {
 	check_rules(e, e->rules);
-	e->thread = g_thread_new("cgrules", engine_thread, e);
-	cg_exec_hook_set(e->core, on_exec, e);
+	if (kick_fd(&e->kick) < 0)
+		return;
+	e->w = worker_start("cgrules", engine_loop, e);
+	if (e->w)
+		cg_exec_hook_set(e->core, on_exec, e);
 }
 
 void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
@@ -292,15 +223,11 @@ void cgrules_engine_set(struct cgrules_engine *e, struct cgrules *rules)
 
 void cgrules_engine_stop(struct cgrules_engine *e)
 {
-	if (!e || !e->thread)
+	if (!e || !e->w)
 		return;
 	cg_exec_hook_set(e->core, NULL, NULL);
-	g_mutex_lock(&e->lock);
-	e->stop = true;
-	g_cond_signal(&e->wake);
-	g_mutex_unlock(&e->lock);
-	g_thread_join(e->thread);
-	e->thread = NULL;
+	worker_stop(e->w);
+	e->w = NULL;
 }
 
 void cgrules_engine_free(struct cgrules_engine *e)
@@ -310,7 +237,7 @@ void cgrules_engine_free(struct cgrules_engine *e)
 	cgrules_engine_stop(e);
 	cgrules_free(e->rules);
 	g_array_unref(e->pending);
-	g_cond_clear(&e->wake);
+	kick_destroy(&e->kick);
 	g_mutex_clear(&e->lock);
 	g_free(e);
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/cgroup_lookup.h"
+#include "core/restore.h"
 
 /* Who applies: root, as the file is root's (or the daemon user's). */
 static const struct cg_cred conf_cred = { 0 };

@@ -5,11 +5,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "lib/worker.h"
 
 struct conf_daemon {
 	struct cg_core *core;
@@ -21,9 +22,7 @@ struct conf_daemon {
 	struct cgrules_engine *rules;
 	conf_changed_fn changed;	/* what a reload made stale */
 	void *changed_data;
-	pthread_t thread;
-	bool started;
-	gint stop;
+	struct worker *w;	/* the SIGHUP thread, or NULL */
 	int pipe[2];		/* the handler writes a byte for each SIGHUP */
 	struct sigaction old;	/* libfuse's, put back at the end */
 };
@@ -173,19 +172,14 @@ static void on_hup(int sig)
 }
 
 /* Reloads once for any number of SIGHUPs that came while it did not run. */
-static void *hup_thread(void *data)
+static void hup_loop(void *data, int stop_fd)
 {
 	struct conf_daemon *cd = data;
 	char buf[64];
-	ssize_t n;
 
-	while ((n = read(cd->pipe[0], buf, sizeof(buf))) != 0) {
-		if (g_atomic_int_get(&cd->stop))
-			break;
-		if (n > 0)
+	while (worker_wait(cd->pipe[0], stop_fd))
+		if (read(cd->pipe[0], buf, sizeof(buf)) > 0)
 			conf_daemon_reload(cd);
-	}
-	return NULL;
 }
 
 void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *data)
@@ -195,14 +189,14 @@ void conf_daemon_start(struct conf_daemon *cd, conf_changed_fn changed, void *da
 	cd->changed = changed;
 	cd->changed_data = data;
 	cgrules_engine_start(cd->rules);
-	if (pipe2(cd->pipe, O_CLOEXEC) < 0) {
+	/* Both ends: the handler must never block, nor the thread on a byte
+	 * another read took. */
+	if (pipe2(cd->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		g_warning("config: no pipe to take SIGHUP: %s", g_strerror(errno));
 		return;
 	}
-	fcntl(cd->pipe[1], F_SETFL, O_NONBLOCK);
-	cd->started = pthread_create(&cd->thread, NULL, hup_thread, cd) == 0;
-	if (!cd->started) {
-		g_warning("config: no thread to take SIGHUP: %s", g_strerror(errno));
+	cd->w = worker_start("config", hup_loop, cd);
+	if (!cd->w) {
 		close(cd->pipe[0]);
 		close(cd->pipe[1]);
 		return;
@@ -217,17 +211,13 @@ void conf_daemon_stop(struct conf_daemon *cd)
 {
 	if (!cd)
 		return;
-	if (cd->started) {
+	if (cd->w) {
 		sigaction(SIGHUP, &cd->old, NULL);
 		hup_fd = -1;
-		g_atomic_int_set(&cd->stop, 1);
-		/* A full pipe wakes the thread all the same. */
-		if (write(cd->pipe[1], "s", 1) < 0 && errno != EAGAIN)
-			g_warning("config: cannot stop the SIGHUP thread: %s", g_strerror(errno));
-		pthread_join(cd->thread, NULL);
+		worker_stop(cd->w);
+		cd->w = NULL;
 		close(cd->pipe[0]);
 		close(cd->pipe[1]);
-		cd->started = false;
 	}
 	cgrules_engine_stop(cd->rules);
 }

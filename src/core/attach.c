@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "core/css_set.h"
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task.h"
 

@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_sample.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 #include "lib/kparse.h"
 
 static struct css *file_css(struct cgroup *cgrp, const struct cg_file *f)

@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "core/notify.h"
 
 /* The core lock's figures: did a slow operation wait for it, and who held

@@ -4,16 +4,16 @@
 
 #include <errno.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/cgfused_stat.h"
 #include "core/css_set.h"
 #include "core/face.h"
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task.h"
+#include "core/task_catch_up.h"
 #include "core/task_queue.h"
 #include "core/task_sample.h"
-#include "core/task_watch.h"
 
 void css_get(struct css *css)
 {
@@ -306,7 +306,10 @@ void cg_core_free(struct cg_core *core)
 {
 	/* Nobody hears of the daemon going away (no release agent runs). */
 	g_ptr_array_set_size(core->subscribers, 0);
+	/* No other thread is left; taken as task_drop() must be called. */
+	cg_write_lock(&core->lock);
 	task_table_free(core);
+	cg_write_unlock(&core->lock);
 	task_queue_free(core, core->taskq);
 	put_css_set(core, core->init_css_set);
 	for (unsigned r = 0; r < core->roots->len; r++) {
@@ -339,6 +342,87 @@ void cg_core_free(struct cg_core *core)
 	g_free(core);
 }
 
+struct kfacade *cg_core_kf(const struct cg_core *core)
+{
+	return core->kf;
+}
+
+unsigned cg_core_nr_subsys(const struct cg_core *core)
+{
+	return core->nr_subsys;
+}
+
+const struct cgroup_subsys *cg_core_subsys(const struct cg_core *core, unsigned ssid)
+{
+	return core->subsys[ssid];
+}
+
+unsigned cg_core_nr_roots(const struct cg_core *core)
+{
+	return core->roots->len;
+}
+
+struct cg_root *cg_core_root(const struct cg_core *core, unsigned index)
+{
+	return g_ptr_array_index(core->roots, index);
+}
+
+bool cg_core_loading(const struct cg_core *core)
+{
+	return core->loading;
+}
+
+void cg_core_set_limits(struct cg_core *core, unsigned max_depth, unsigned max_descendants)
+{
+	core->max_depth = max_depth;
+	core->max_descendants = max_descendants;
+}
+
+struct cg_core *cg_root_core(const struct cg_root *root)
+{
+	return root->core;
+}
+
+bool cg_root_dfl(const struct cg_root *root)
+{
+	return root->dfl;
+}
+
+unsigned cg_root_index(const struct cg_root *root)
+{
+	return root->index;
+}
+
+unsigned cg_root_subsys_mask(const struct cg_root *root)
+{
+	return root->subsys_mask;
+}
+
+const char *cg_root_name(const struct cg_root *root)
+{
+	return root->name;
+}
+
+struct cgroup *cg_root_top(const struct cg_root *root)
+{
+	return root->top;
+}
+
+const char *cg_root_release_agent(const struct cg_root *root)
+{
+	return root->release_agent;
+}
+
+unsigned cg_root_nr_files(const struct cg_root *root)
+{
+	return root->files->len;
+}
+
+const struct cg_file *cg_root_file(const struct cg_root *root, unsigned index)
+{
+	return g_ptr_array_index(root->files, index);
+}
+
 size_t cg_core_max_write_len(struct cg_core *core)
 {
 	size_t longest = 0;
@@ -369,6 +453,16 @@ struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id)
 	return g_hash_table_lookup(core->cgroups, &id);
 }
 
+void cgroup_list_all(struct cg_core *core, GPtrArray *out)
+{
+	GHashTableIter iter;
+	gpointer cgrp;
+
+	g_hash_table_iter_init(&iter, core->cgroups);
+	while (g_hash_table_iter_next(&iter, NULL, &cgrp))
+		g_ptr_array_add(out, cgrp);
+}
+
 struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name)
 {
 	return g_hash_table_lookup(cgrp->children, name);
@@ -391,51 +485,6 @@ bool cgroup_css_enabled(const struct cgroup *cgrp, int ssid)
 	if (!cgrp->parent)
 		return (cgrp->root->subsys_mask & (1u << ssid)) != 0;
 	return (cgrp->parent->subtree_control & (1u << ssid)) != 0;
-}
-
-/* cputime_adjust(): user and system time are ticks sampled by the kernel,
- * the run time is exact; cpu.stat shows the run time split in their
- * proportion, neither part ever going back. Made at the charge, under the
- * write side, so that a read only reads. */
-static void cputime_adjust(struct cgroup *c)
-{
-	uint64_t rtime = c->usage_ns, stime = c->stime, utime = c->utime;
-
-	if (c->prev_stime + c->prev_utime >= rtime)
-		return;
-	if (stime == 0)
-		utime = rtime;
-	else if (utime == 0)
-		stime = rtime;
-	else
-		stime = MIN((uint64_t)((unsigned __int128)stime * rtime / (stime + utime)), rtime);
-	stime = MAX(stime, c->prev_stime);
-	utime = rtime - stime;
-	if (utime < c->prev_utime) {
-		utime = c->prev_utime;
-		stime = rtime - utime;
-	}
-	c->prev_stime = stime;
-	c->prev_utime = utime;
-}
-
-void cgroup_charge_cputime(struct cg_core *core, const struct css_set *cset,
-			   const struct task_cputime *d)
-{
-	uint64_t tick_ns = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
-
-	for (guint r = 0; r < core->roots->len; r++) {
-		const struct cg_root *root = g_ptr_array_index(core->roots, r);
-
-		if (!root->dfl)
-			continue;
-		for (struct cgroup *c = css_set_cgroup(cset, root); c->parent; c = c->parent) {
-			c->usage_ns += d->run_ns;
-			c->utime += d->utime * tick_ns;
-			c->stime += d->stime * tick_ns;
-			cputime_adjust(c);
-		}
-	}
 }
 
 bool cgroup_kill_pending(struct cg_core *core, const struct css_set *cset)

@@ -13,8 +13,9 @@
  * take it themselves; those documented "called locked" expect it held (the
  * write side unless they say "read-locked"), and are for src/core and what
  * it calls: code outside hands its function to cg_core_read() or
- * cg_core_write() (core/core_call.h). See struct cg_core for what it
- * guards and the lock order. */
+ * cg_core_write() (core/core_call.h). See struct cg_core (core/internal.h)
+ * for what it guards, docs/design.md "Locks and threads" for the lock
+ * order. */
 #ifndef CGFUSED_CGROUP_H
 #define CGFUSED_CGROUP_H
 
@@ -134,7 +135,7 @@ enum {
 
 /* One control file of a hierarchy: a cftype and the controller it belongs to
  * (NULL for the core's own files), with its full name ("cpu.shares"). Files
- * are numbered by their position in cg_root->files. */
+ * are numbered by their position in their hierarchy's (cg_root_file()). */
 struct cg_file {
 	const struct cftype *cft;
 	const struct cgroup_subsys *ss;
@@ -144,18 +145,7 @@ struct cg_file {
 };
 
 /* A hierarchy (the kernel's cgroup_root). */
-struct cg_root {
-	struct cg_core *core;
-	const struct cg_face *face;	/* its files and rules (core/face.h) */
-	bool dfl;			/* face->dfl: the default hierarchy (v2) */
-	unsigned index;			/* position in core->roots */
-	unsigned subsys_mask;		/* bit i: core->subsys[i] is bound here */
-	char *name;			/* "cpu,cpuacct,cpuset" */
-	struct cgroup *top;		/* the root cgroup */
-	GPtrArray *files;		/* struct cg_file *, in directory order */
-	char *release_agent;
-	unsigned nr_cgroups;
-};
+struct cg_root;		/* its fields: core/internal.h */
 
 struct cgroup {
 	uint64_t id;			/* never reused; see cgroup_id_root() */
@@ -211,65 +201,10 @@ struct cgroup {
 	struct css *subsys[CG_MAX_SUBSYS];
 };
 
-/* The daemon's whole model. */
-struct cg_core {
-	/* The kernel's cgroup_mutex, a reader-writer lock (core/core_lock.h).
-	 * Taken only in src/core (by the cg_* functions, and for code
-	 * outside by cg_core_read() and cg_core_write(), core/core_call.h,
-	 * which run its function under it); not recursive, and
-	 * a reader never takes the write side.
-	 *
-	 * Guards everything below, every struct cgroup, css, css_set and task
-	 * reachable from here, and each controller's state in its css. The
-	 * read side may only read all that: no show function, lookup or
-	 * subscriber's stat callback writes a word of it (two readers must
-	 * not share a written word either: no reference counts or figures
-	 * bumped by a read). The exceptions, atomics made for concurrent
-	 * readers: cgroup->sampled_ns (task_sample.c), cpuacct's
-	 * prev_stat and cpu's throttling figures (ctl/cpu.h). Written once before the daemon serves and only read
-	 * since, so also read with no lock: roots, their files, subsys.
-	 *
-	 * Lock order: an open file's lock (src/fs/fs.c) before it; then it is
-	 * the innermost but for a subscriber's own lock (core/notify.h) and
-	 * the freezer's record of stopped threads (ctl/freezer.c, a leaf its
-	 * enforcer writes without the core lock): what runs under it
-	 * (cftype handlers, controller methods, a face's hooks, cg_readdir's
-	 * callback) takes no other. Slow work (system calls,
-	 * /proc reads) is done before taking it where the result can be
-	 * checked after (attach's prepare, task_sample.c); the kernel's
-	 * reports are read into taskq before it is taken and applied under
-	 * the write side (task_queue.h, cg_catch_up_if_pending()). */
-	struct cg_lock lock;
-	const struct cgroup_subsys *subsys[CG_MAX_SUBSYS];
-	unsigned nr_subsys;
-	GPtrArray *roots;		/* struct cg_root * */
-	GHashTable *cgroups;		/* id -> struct cgroup * */
-	uint64_t next_seq;		/* for cgroup ids */
-	GHashTable *css_sets;		/* struct css_set * (itself the key) */
-	struct css_set *init_css_set;	/* every root css: where untracked tasks are */
-	struct slab_pool task_pool;	/* every struct task */
-	struct tidmap tasks;		/* struct task, by tid */
-	GHashTable *procs;		/* tgid -> the tracked threads besides its leader (task_proc.h) */
-	uint64_t nr_resyncs;		/* times task reports were lost */
-	/* Children forked over a limit and left alive: the limit's writers
-	 * could not have killed them (can_fork's kill_as). */
-	_Atomic uint64_t nr_fork_kills_spared;
-	struct task_queue *taskq;	/* reports read, to apply (task_queue.h) */
-	struct kfacade *kf;
-	GPtrArray *subscribers;		/* const struct cg_subscriber * (notify.h) */
-	bool loading;			/* a saved state is being replayed */
-	/* v2's cgroup.max.depth and cgroup.max.descendants, for every group
-	 * (so the top's count bounds all): mkdir past them is EAGAIN. */
-	unsigned max_depth, max_descendants;
-	/* The samples under way (task_sample.c), outside the core lock: a
-	 * reader of a group being sampled waits for that sample. Taken with
-	 * no other lock held. */
-	GMutex sample_lock;
-	GCond sample_done;
-	GHashTable *sampling;		/* cgroup id -> its sampler's ticket */
-	uint64_t sample_tickets;
-	GHashTable *sample_copies;	/* cgroup id -> its members as copied */
-};
+/* The daemon's whole model (its fields: core/internal.h, for src/core
+ * alone). */
+struct cg_core;
+
 
 /* What cg_core_new() sets: generous, but finite (the state on disk and
  * the daemon's memory grow with the groups a user may make). */
@@ -286,6 +221,32 @@ struct cg_root *cg_root_new(struct cg_core *core, const struct cg_face *face,
 			    unsigned subsys_mask, bool clone_children);
 void cg_core_free(struct cg_core *core);
 
+/* What the layers above read of the core (set before it serves, or never
+ * changed: no lock needed). */
+struct kfacade *cg_core_kf(const struct cg_core *core);
+unsigned cg_core_nr_subsys(const struct cg_core *core);
+const struct cgroup_subsys *cg_core_subsys(const struct cg_core *core, unsigned ssid);
+unsigned cg_core_nr_roots(const struct cg_core *core);
+struct cg_root *cg_core_root(const struct cg_core *core, unsigned index);
+/* Whether a saved state is being replayed (restore.h); called locked. */
+bool cg_core_loading(const struct cg_core *core);
+/* v2's cgroup.max.depth and cgroup.max.descendants for every group, before
+ * the core serves (default: CG_MAX_*_DEFAULT). */
+void cg_core_set_limits(struct cg_core *core, unsigned max_depth, unsigned max_descendants);
+
+/* What the layers above read of a hierarchy (set when it is made; the
+ * release agent: called locked). */
+struct cg_core *cg_root_core(const struct cg_root *root);
+bool cg_root_dfl(const struct cg_root *root);		/* the default (v2) one */
+unsigned cg_root_index(const struct cg_root *root);	/* cg_core_root()'s */
+unsigned cg_root_subsys_mask(const struct cg_root *root);	/* bit i: subsys i bound */
+const char *cg_root_name(const struct cg_root *root);	/* "cpu,cpuacct,cpuset" */
+struct cgroup *cg_root_top(const struct cg_root *root);	/* its root cgroup */
+const char *cg_root_release_agent(const struct cg_root *root);
+/* Its files, in directory order (a cgroup's file index is one of them). */
+unsigned cg_root_nr_files(const struct cg_root *root);
+const struct cg_file *cg_root_file(const struct cg_root *root, unsigned index);
+
 /* The longest write any control file of any hierarchy takes. */
 size_t cg_core_max_write_len(struct cg_core *core);
 
@@ -301,10 +262,6 @@ void cg_root_set_owner(struct cg_root *root, uid_t uid, gid_t gid);
  * with mode & 01777 (the caller applied its umask). */
 int cg_mkdir(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
 	     const struct cg_cred *cred, uint64_t *new_id);
-/* The same without permission checks (to restore a saved state): the
- * group belongs to cred's uid and gid. */
-int cg_mkdir_restore(struct cg_core *core, uint64_t parent_id, const char *name, mode_t mode,
-		     const struct cg_cred *cred, uint64_t *new_id);
 int cg_rmdir(struct cg_core *core, uint64_t parent_id, const char *name,
 	     const struct cg_cred *cred);
 int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
@@ -317,10 +274,6 @@ int cg_unlink(struct cg_core *core, uint64_t parent_id, const char *name,
 /* Attributes of a cgroup's directory (file CG_DIR) or of one of its files:
  * 0, or -ENOENT when there is no such cgroup or file. */
 int cg_get_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file, struct cg_iattr *out);
-/* Sets them as given, unchecked (to restore a saved state); the file type
- * bits of attr->mode are ignored. */
-int cg_set_iattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
-		 const struct cg_iattr *attr);
 /* chmod, chown, utimes, truncate: checked as by the kernel, see
  * iattr_setattr(). */
 int cg_setattr(struct cg_core *core, uint64_t cgrp_id, unsigned file,
@@ -335,25 +288,19 @@ int cg_permission(struct cg_core *core, uint64_t cgrp_id, unsigned file, int mas
 #define CG_ID_ROOT_BITS 4
 G_STATIC_ASSERT(CG_MAX_SUBSYS <= (1 << CG_ID_ROOT_BITS));
 
-/* The hierarchy of a cgroup id that was ever given out, or NULL. */
-struct cg_root *cgroup_id_root(struct cg_core *core, uint64_t id);
 
 /* Called locked. */
 struct cgroup *cgroup_by_id(struct cg_core *core, uint64_t id);
+/* Every group of every hierarchy (roots too), appended to out in no order. */
+void cgroup_list_all(struct cg_core *core, GPtrArray *out);
 struct cgroup *cgroup_child(struct cgroup *cgrp, const char *name);
 bool cgroup_has_file(const struct cgroup *cgrp, const struct cg_file *f);
 const struct cg_file *cgroup_file_by_name(const struct cgroup *cgrp, const char *name,
 					  unsigned *index);
 /* Whether a task is in cgrp or below (a root always is). */
 bool cgroup_is_populated(const struct cgroup *cgrp);
-/* A css_set was linked to cgrp (populated) or unlinked from it: counts it
- * and tells subscribers of every group that became populated or empty
- * (the kernel's cgroup_update_populated()). */
-void cgroup_update_populated(struct cgroup *cgrp, bool populated);
-/* The attributes of the directory (CG_DIR) or a file it has; the second
- * gives them to change, making the file's own copy on its first change. */
+/* The attributes of the directory (CG_DIR) or a file it has. */
 void cgroup_iattr(const struct cgroup *cgrp, unsigned file, struct cg_iattr *out);
-struct cg_iattr *cgroup_iattr_mut(struct cgroup *cgrp, unsigned file);
 /* Whether the file's attributes were changed (it has its own copy). */
 bool cgroup_iattr_own(const struct cgroup *cgrp, unsigned file);
 char *cgroup_path(const struct cgroup *cgrp);	/* "/a/b", "/" for a root */
@@ -403,23 +350,16 @@ bool cgroup_children_alike(struct cgroup *cgrp);
 bool cgroup_css_enabled(const struct cgroup *cgrp, int ssid);
 static inline struct css *cgroup_e_css(struct cgroup *cgrp, int ssid)
 {
-	if (cgrp->root->dfl)
+	if (cg_root_dfl(cgrp->root))
 		while (cgrp->parent && !(cgrp->parent->subtree_control & (1u << ssid)))
 			cgrp = cgrp->parent;
 	return cgrp->subsys[ssid];
 }
 
-/* Called locked: a thread of cset ran for d; the groups of the default
- * hierarchy it is in count it with their ancestors' (v2's cpu.stat). */
-void cgroup_charge_cputime(struct cg_core *core, const struct css_set *cset,
-			   const struct task_cputime *d);
 /* Called locked: whether a child forked by a member of cset is to be
  * killed (its group of the default hierarchy is being killed, CGRP_KILL). */
 bool cgroup_kill_pending(struct cg_core *core, const struct css_set *cset);
 
-/* Called locked: a css's reference counting. */
-void css_get(struct css *css);
-void css_put(struct css *css);
 
 /* Iterates a cgroup's live children (called locked). */
 #define cgroup_for_each_child(pos, iter, cgrp)					\
@@ -439,7 +379,7 @@ int css_for_each_descendant_pre(struct css *css, int (*fn)(struct css *, void *)
 /* The kernel facade of the core this css lives in. */
 static inline struct kfacade *css_kfacade(const struct css *css)
 {
-	return css->cgroup->root->core->kf;
+	return cg_core_kf(cg_root_core(css->cgroup->root));
 }
 
 /* -EPERM for a write the daemon could not enforce or undo; the log says

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 
+#include "core/internal.h"
 #include "core/notify.h"
 
 struct cg_file_iattr {

@@ -2,6 +2,7 @@
 /* Lookups and listings for the layers above the core (see
  * core/cgroup_lookup.h). */
 #include "core/cgroup_lookup.h"
+#include "core/internal.h"
 
 #include <errno.h>
 #include <string.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The core lock taken for a caller's function (see core/core_call.h). */
 #include "core/core_call.h"
+#include "core/internal.h"
 
 void cg_core_read(struct cg_core *core, cg_core_fn fn, void *data)
 {

@@ -5,9 +5,9 @@
  * function, lets go, the way the kernel's cgroup functions take
  * cgroup_mutex for their callers. The lock itself stays inside src/core.
  *
- * fn runs as code called locked does: it takes no lock above the core
- * lock in its order (core/core_lock.h), makes no system call and reads
- * no /proc; under the read side it writes nothing of the core. */
+ * fn runs as code called locked does (docs/design.md, "Locks and
+ * threads"): it takes no lock above the core lock in the lock tree and
+ * does nothing slow; under the read side it writes nothing of the core. */
 #ifndef CGFUSED_CORE_CALL_H
 #define CGFUSED_CORE_CALL_H
 

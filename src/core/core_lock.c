@@ -17,6 +17,7 @@ void cg_lock_init(struct cg_lock *l)
 	l->deferred = NULL;
 	l->hold_start_ns = 0;
 	l->hold_site = NULL;
+	atomic_init(&l->holder, NULL);
 	atomic_init(&l->writes.holds, 0);
 	atomic_init(&l->writes.holds_over_1ms, 0);
 	atomic_init(&l->writes.hold_max_ns, 0);
@@ -86,6 +87,7 @@ void cg_write_lock_at(struct cg_lock *l, const char *site)
 		g_mutex_lock(&l->slot[i].mutex);
 	l->hold_start_ns = mono_ns();
 	l->hold_site = site;
+	atomic_store_explicit(&l->holder, g_thread_self(), memory_order_relaxed);
 	raise_max(&l->writes.wait_max_ns, l->hold_start_ns - t0);
 }
 
@@ -95,6 +97,13 @@ bool cg_write_held(struct cg_lock *l)
 		return true;
 	g_mutex_unlock(&l->writer);
 	return false;
+}
+
+/* Only the holder wrote its own thread there: another thread reads NULL or
+ * some other writer's, never its own. */
+bool cg_write_held_by_me(struct cg_lock *l)
+{
+	return atomic_load_explicit(&l->holder, memory_order_relaxed) == g_thread_self();
 }
 
 void cg_write_unlock(struct cg_lock *l)
@@ -112,6 +121,7 @@ void cg_write_unlock(struct cg_lock *l)
 		atomic_store_explicit(&w->hold_max_site, l->hold_site, memory_order_relaxed);
 	}
 	l->deferred = NULL;
+	atomic_store_explicit(&l->holder, NULL, memory_order_relaxed);
 	for (unsigned i = CG_LOCK_SLOTS; i-- > 0;)
 		g_mutex_unlock(&l->slot[i].mutex);
 	g_mutex_unlock(&l->writer);
@@ -129,6 +139,7 @@ void cg_write_defer(struct cg_lock *l, void (*fn)(void *data), void *data)
 {
 	struct deferred_work w = { fn, data };
 
+	cg_assert_write_held(l);
 	if (!l->deferred)
 		l->deferred = g_array_new(FALSE, FALSE, sizeof(w));
 	g_array_append_val(l->deferred, w);

@@ -13,9 +13,6 @@
  * Two readers whose threads drew the same slot wait for each other, never
  * for a writer that is not there.
  *
- * Not recursive: a reader must not take the write side, nor a writer
- * either side again.
- *
  * Taken only in src/core: by the core's functions (cg_*, which lock for
  * their callers) and, for code outside that must look at or change the
  * core under it (the enforcers' copies, the state's snapshot steps, the
@@ -31,30 +28,9 @@
  * holder. A reader that gets its slot at once reads no clock: only a
  * wait costs two clock_gettime() (vDSO, no system call).
  *
- * Lock order (a lock may be taken while holding those above it, never
- * those below it while holding it):
- *   1. state's job_lock (state_snapshot: one writer of the state files);
- *   2. the task queue's pull_lock (task_queue.c: one reader of the
- *      kernel's reports at a time, held across its system calls and its
- *      short read-side looks at the tasks); never taken holding this lock;
- *   3. this lock: its writer mutex, then the slots in order; a reader
- *      holds one slot;
- *   4. leaves, taken under it or alone, holding nothing while held: the
- *      task queue's lock (the parsed reports: taken by the puller with or
- *      without the read side, by the applier under the write side; never
- *      held into a system call, so a writer never waits on one through
- *      it), the allocator's events_lock and shown_lock, the freezer
- *      enforcer's shown_lock, the state's sync_lock, the freezer's
- *      confirm lock, fs.c's open-file lock. state's job_lock is only ever
- *      tried (g_mutex_trylock) under this lock; cgrules' engine lock is
- *      never held into it.
- * Nothing slow under it: no /proc read, fork, fsync or walk of every
- * thread. The kernel's fork, exit and exec reports are read, and the
- * threads they name identified, with it let go (task_queue.h); a resync
- * checks liveness on a copy of the tids; the write side only applies
- * them. The allocator's passes, which do walk every managed thread and
- * read /proc, hold no lock meanwhile and give the CPU up every 0.2 ms
- * (alloc.c, BREATH_NS). */
+ * Where it stands among the daemon's locks (the lock tree), that it is
+ * not recursive, and what must not run under it: docs/design.md, "Locks
+ * and threads". */
 #ifndef CGFUSED_CORE_LOCK_H
 #define CGFUSED_CORE_LOCK_H
 
@@ -92,6 +68,7 @@ struct cg_lock {
 	GArray *deferred;		/* the writer's cg_write_defer() work, or NULL */
 	uint64_t hold_start_ns;		/* the writer's hold: since when, */
 	const char *hold_site;		/* by whom */
+	_Atomic(GThread *) holder;	/* the writer's thread, or NULL */
 	struct cg_lock_writes writes;
 };
 
@@ -129,6 +106,22 @@ static inline void cg_read_unlock(struct cg_lock *l, unsigned slot)
 void cg_write_lock_at(struct cg_lock *l, const char *site);
 /* Whether some thread holds the write side now: for tests' assertions. */
 bool cg_write_held(struct cg_lock *l);
+/* Whether this thread holds the write side. */
+bool cg_write_held_by_me(struct cg_lock *l);
+
+/* In a function that must be called with the write side held: aborts,
+ * naming the function, when this thread does not hold it. Checked in a
+ * debug build (configure --enable-debug) and in the unit tests' (which
+ * build the core with CGFUSED_DEBUG); nothing otherwise. */
+#ifdef CGFUSED_DEBUG
+#define cg_assert_write_held(l) \
+	do { \
+		if (G_UNLIKELY(!cg_write_held_by_me(l))) \
+			g_error("%s: called without the core lock's write side", G_STRFUNC); \
+	} while (0)
+#else
+#define cg_assert_write_held(l) ((void)sizeof(l))
+#endif
 /* Lets go of the write side, then runs the work deferred meanwhile. */
 void cg_write_unlock(struct cg_lock *l);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* css_set lookup, reference counting and linking to cgroups. */
 #include "core/css_set.h"
+#include "core/internal.h"
 
 /* splitmix64's finaliser: every input bit reaches every output bit. */
 static uint64_t mix64(uint64_t x)

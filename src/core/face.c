@@ -2,6 +2,8 @@
 /* What the core gives a face (see core/face.h). */
 #include "core/face.h"
 
+#include "core/internal.h"
+
 bool cgroup_flag(const struct cgroup *cgrp, unsigned flag)
 {
 	return (cgrp->flags & flag) != 0;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The list of subscribers (see notify.h). */
+#include "core/internal.h"
 #include "core/notify.h"
 
 void cg_subscribe_locked(struct cg_core *core, const struct cg_subscriber *sub)
@@ -36,4 +37,9 @@ int cg_notify_prepare(struct cg_core *core, const struct cg_change *change)
 			return ret;
 	}
 	return 0;
+}
+
+void cg_notify_frozen(struct cg_core *core, struct cgroup *cgrp, bool frozen)
+{
+	cg_notify(core, frozen, cgrp, frozen);
 }

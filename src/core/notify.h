@@ -12,17 +12,12 @@
  * and the tasks, and must not change them, take the core lock, call any
  * cg_* function (they lock), or subscribe or unsubscribe anyone.
  *
- * No slow work: no /proc read, no system call, no spawning, no fsync, no
- * sleep. A callback records what it needs (a copy, a counter, a flag) and
- * leaves the rest to its own thread: the allocator records and kicks its
- * thread (an eventfd write, once until the thread runs), the release agent
- * queues the path for its worker. One exception, kept from before
- * subscribers: the state copies its record into its mapped log, so that a
- * change answered is a change kept (and compacts it now and then, with an
- * fsync).
- *
- * Lock order: core->lock before any subscriber's own lock. A subscriber's
- * thread that holds its own lock never takes the core lock.
+ * No slow work (docs/design.md, "Locks and threads": the rule, its
+ * exceptions and the lock order): a callback records what it needs (a
+ * copy, a counter, a flag) and leaves the rest to its own thread: the
+ * allocator records and kicks its thread, the release agent queues the
+ * path for its worker, the state copies its record into its mapped log.
+ * A subscriber's thread that holds its own lock never takes the core lock.
  *
  * Cost: an event nobody listens to costs a walk of the (short) list and
  * nothing else; the core allocates nothing for an event (no copy, no
@@ -113,6 +108,10 @@ void cg_subscribe(struct cg_core *core, const struct cg_subscriber *sub);
 void cg_unsubscribe(struct cg_core *core, const struct cg_subscriber *sub);
 void cg_subscribe_locked(struct cg_core *core, const struct cg_subscriber *sub);
 void cg_unsubscribe_locked(struct cg_core *core, const struct cg_subscriber *sub);
+
+/* The freezer's enforcer tells the subscribers that cgrp's frozen state
+ * changed (called locked; the read side will do, see frozen above). */
+void cg_notify_frozen(struct cg_core *core, struct cgroup *cgrp, bool frozen);
 
 /* For the core (called locked). */
 

@@ -5,9 +5,10 @@
 #include <errno.h>
 
 #include "core/attach.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_queue.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 
 void cg_restore_begin(struct cg_core *core)
 {

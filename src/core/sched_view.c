@@ -4,8 +4,9 @@
 #include "core/sched_view.h"
 
 #include "core/css_set.h"
+#include "core/internal.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 
 void sched_view_init(struct sched_view *v)
 {

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task_exec.h"
 #include "core/task_proc.h"
@@ -19,12 +20,17 @@ struct task *task_lookup(struct cg_core *core, pid_t tid)
 	return tidmap_lookup(&core->tasks, tid);
 }
 
+struct task *task_next(struct cg_core *core, guint *pos)
+{
+	return tidmap_next(&core->tasks, pos);
+}
+
 GPtrArray *task_table_copy(struct cg_core *core)
 {
 	GPtrArray *all = g_ptr_array_sized_new(tidmap_size(&core->tasks));
 	struct task *t;
 
-	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));)
+	for (guint pos = 0; (t = task_next(core, &pos));)
 		g_ptr_array_add(all, t);
 	return all;
 }
@@ -62,6 +68,8 @@ struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *
 		      uint64_t proc_ns, const struct task_cputime *charged)
 {
 	struct task *t = slab_alloc(&core->task_pool);
+
+	cg_assert_write_held(&core->lock);
 
 	t->tid = tid;
 	t->ident = *ident;
@@ -117,6 +125,7 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 
 void task_drop(struct cg_core *core, struct task *t)
 {
+	cg_assert_write_held(&core->lock);
 	cg_notify(core, exit, t);
 	tidmap_remove(&core->tasks, t->tid);
 	task_proc_unlink(core, t);
@@ -171,6 +180,7 @@ void task_members_keep_gone(struct cg_core *core, GArray *members)
 
 void task_members_drop(struct cg_core *core, GArray *members)
 {
+	cg_assert_write_held(&core->lock);
 	for (guint i = 0; members && i < members->len; i++) {
 		struct member *m = &g_array_index(members, struct member, i);
 		struct task *t = task_lookup(core, m->tid);
@@ -194,6 +204,8 @@ static uint32_t delta(uint64_t now, uint32_t then)
 void task_charge(struct cg_core *core, struct task *t, const struct task_cputime *now)
 {
 	struct task_cputime d;
+
+	cg_assert_write_held(&core->lock);
 
 	if (now->run_ns < t->charged.run_ns)
 		return;		/* taken before the last charge */
@@ -241,6 +253,8 @@ bool task_account(struct cg_core *core, struct task *t)
 void task_set_css_set(struct cg_core *core, struct task *t, struct css_set *cset)
 {
 	struct css_set *old = t->cset;
+
+	cg_assert_write_held(&core->lock);
 
 	if (old == cset)
 		return;
@@ -427,6 +441,7 @@ static void task_apply(struct cg_core *core, struct task_item *it)
 
 bool task_catch_up_batch(struct cg_core *core, unsigned max)
 {
+	cg_assert_write_held(&core->lock);
 	for (unsigned i = 0; i < max; i++) {
 		struct task_item *it = task_queue_pop(core);
 
@@ -440,6 +455,7 @@ bool task_catch_up_batch(struct cg_core *core, unsigned max)
 
 void task_catch_up(struct cg_core *core)
 {
+	cg_assert_write_held(&core->lock);
 	while (task_catch_up_batch(core, TASK_CATCH_UP_BATCH))
 		;
 }

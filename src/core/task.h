@@ -112,6 +112,9 @@ void task_catch_up(struct cg_core *core);
 #define TASK_CATCH_UP_BATCH 256
 bool task_catch_up_batch(struct cg_core *core, unsigned max);
 
+/* A walk of every tracked task: the one after *pos (0 to start), or NULL
+ * at the end; the walk must not add or drop any. */
+struct task *task_next(struct cg_core *core, guint *pos);
 /* Every tracked task, in a new array: for walks that may drop some. */
 GPtrArray *task_table_copy(struct cg_core *core);
 

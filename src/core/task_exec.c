@@ -7,6 +7,7 @@
  * the process carries on in its groups. */
 #include "core/task_exec.h"
 
+#include "core/internal.h"
 #include "core/notify.h"
 
 /* The tracked thread whose id vanished in the exec: a thread of the process

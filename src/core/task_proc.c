@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The tracked threads of each process: see task_proc.h. */
+#include "core/internal.h"
 #include "core/task_proc.h"
 
 static GArray *threads_of(struct cg_core *core, pid_t tgid)

@@ -2,6 +2,7 @@
 /* Reading the kernel's reports outside the core lock: see task_queue.h. */
 #include "core/task_queue.h"
 
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_proc.h"
 
@@ -88,6 +89,7 @@ struct task_item *task_queue_pop(struct cg_core *core)
 	struct task_queue *q = core->taskq;
 	struct task_item *it;
 
+	cg_assert_write_held(&core->lock);
 	g_mutex_lock(&q->lock);
 	it = g_queue_pop_head(&q->items);
 	if (it && it->born)

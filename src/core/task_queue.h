@@ -14,7 +14,7 @@
  * forks queued but not applied yet ("born"), so that a grandchild reported
  * in the same batch as its parent is kept.
  *
- * Locks (core_lock.h has the whole order): pull_lock, one puller at a time
+ * Locks (the whole order: docs/design.md, "Locks and threads"): pull_lock, one puller at a time
  * so that the queue keeps the kernel's order, is taken holding no other
  * and held across the pull's system calls and its read side of the core
  * lock; the queue's mutex is a leaf, taken under either and never held

@@ -5,8 +5,9 @@
 #include <stdatomic.h>
 
 #include "core/css_set.h"
+#include "core/internal.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 
 /* Threads charged per write-locked stretch: a move waits for at most
  * this many charges, not a 2000-thread group's. */

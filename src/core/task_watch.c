@@ -5,7 +5,8 @@
 #include <errno.h>
 #include <poll.h>
 
-#include "core/task.h"
+#include "core/internal.h"
+#include "core/task_catch_up.h"
 #include "core/task_queue.h"
 #include "lib/worker.h"
 
@@ -13,21 +14,6 @@ struct task_watch {
 	struct cg_core *core;
 	struct worker *w;
 };
-
-/* Reports applied per hold of the lock: the kills wait for the unlock. */
-#define WATCH_BATCH 16
-
-/* Applies what was queued, WATCH_BATCH items per hold of the lock. */
-static void apply_queued(struct cg_core *core)
-{
-	bool more = task_queue_pending(core);
-
-	while (more) {
-		cg_write_lock(&core->lock);
-		more = task_catch_up_batch(core, WATCH_BATCH);
-		cg_write_unlock(&core->lock);
-	}
-}
 
 static void watch_loop(void *data, int stop_fd)
 {
@@ -47,7 +33,7 @@ static void watch_loop(void *data, int stop_fd)
 			/* Read with the lock let go, applied under it. */
 			do {
 				more = task_pull_batch(w->core);
-				apply_queued(w->core);
+				task_apply_queued(w->core);
 			} while (more);
 		}
 	}
@@ -67,28 +53,6 @@ struct task_watch *task_watch_start(struct cg_core *core)
 		return NULL;
 	}
 	return w;
-}
-
-void task_pull_if_pending(struct cg_core *core)
-{
-	struct kfacade *kf = core->kf;
-	struct pollfd pfd = { .fd = kf->ops->event_fd(kf), .events = POLLIN };
-
-	/* POLLERR too: reports were lost, which the pull resyncs. Nothing
-	 * waiting may still mean reports the watcher has read and not yet
-	 * queued (a fork storm's): what follows must see them, as it did
-	 * when the watcher read under the core lock. */
-	if (pfd.fd >= 0 && poll(&pfd, 1, 0) == 0) {
-		task_pull_wait(core);
-		return;
-	}
-	task_pull(core);
-}
-
-void cg_catch_up_if_pending(struct cg_core *core)
-{
-	task_pull_if_pending(core);
-	apply_queued(core);
 }
 
 void task_watch_stop(struct task_watch *w)

@@ -18,9 +18,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "alloc/alloc_nice.h"	/* the kernel's sched_prio_to_weight, no more */
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
+#include "kernel/sched_prio.h"
 
 #define NSEC_PER_USEC 1000ULL
 #define MIN_SHARES 2ULL

@@ -17,7 +17,7 @@ extern const struct cgroup_subsys freezer_cgrp_subsys;
  * rules differ (the kernel's cgroup_subsys_on_dfl()). */
 static inline bool css_on_dfl(const struct css *css)
 {
-	return css->cgroup->root->face->dfl;
+	return cg_root_dfl(css->cgroup->root);
 }
 
 /* Every controller, NULL-terminated, in the kernel's order. */

@@ -102,10 +102,11 @@ static int pids_max_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes);
  * too: none (one of them could not). */
 static uid_t limit_kill_as(struct css *css)
 {
-	const GPtrArray *files = css->cgroup->root->files;
+	const struct cg_root *root = css->cgroup->root;
+	unsigned nr = cg_root_nr_files(root);
 
-	for (guint i = 0; i < files->len; i++) {
-		const struct cg_file *f = g_ptr_array_index(files, i);
+	for (unsigned i = 0; i < nr; i++) {
+		const struct cg_file *f = cg_root_file(root, i);
 		struct cg_iattr a;
 
 		if (f->cft->write != pids_max_write)

@@ -10,7 +10,7 @@
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 #include "ctl/ctl.h"
 #include "ctl/freezer.h"
 #include "lib/kick.h"
@@ -114,8 +114,8 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
 	struct freezer_enforcer *fe = data;
 
-	if (file < cgrp->root->files->len &&
-	    g_ptr_array_index(cgrp->root->files, file) == fe->state_file)
+	if (file < cg_root_nr_files(cgrp->root) &&
+	    cg_root_file(cgrp->root, file) == fe->state_file)
 		kick(fe);
 }
 
@@ -213,7 +213,7 @@ static bool v2_update_frozen(struct freezer_enforcer *fe, struct cgroup *cgrp, b
 		frozen &= v2_update_frozen(fe, child, freeze);
 	if (cgrp->parent && atomic_exchange(&cgrp->frozen, frozen) != frozen) {
 		atomic_fetch_add(&cgrp->events_seq, 1);
-		cg_notify(fe->core, frozen, cgrp, frozen);
+		cg_notify_frozen(fe->core, cgrp, frozen);
 	}
 	fe->v2_shown |= frozen;
 	return frozen;
@@ -247,7 +247,7 @@ static void note_stopped(void *data, pid_t tid, uint64_t ino)
  * freeze's first pass reads nothing of threads about to stop. */
 static void note_vfork_waiters(struct freezer_enforcer *fe)
 {
-	struct kfacade *kf = fe->core->kf;
+	struct kfacade *kf = cg_core_kf(fe->core);
 	GHashTable *t;
 
 	for (guint i = 0; i < fe->want->len; i++) {
@@ -343,18 +343,18 @@ const struct freezer_stats *freezer_stats(struct freezer_enforcer *fe)
 static const struct cg_file *state_file(struct cg_core *core, struct freezer_confirm **fc,
 					struct cgroup **v2_top)
 {
-	for (guint r = 0; r < core->roots->len; r++) {
-		struct cg_root *root = core->roots->pdata[r];
+	for (guint r = 0; r < cg_core_nr_roots(core); r++) {
+		struct cg_root *root = cg_core_root(core, r);
 
-		for (guint i = 0; i < root->files->len; i++) {
-			const struct cg_file *f = root->files->pdata[i];
+		for (guint i = 0; i < cg_root_nr_files(root); i++) {
+			const struct cg_file *f = cg_root_file(root, i);
 
 			if (f->ss == &freezer_cgrp_subsys && strcmp(f->name, "freezer.state") == 0) {
-				*fc = freezer_confirm_of(root->top->subsys[f->ssid]);
+				*fc = freezer_confirm_of(cg_root_top(root)->subsys[f->ssid]);
 				return f;
 			}
-			if (root->dfl && strcmp(f->name, "cgroup.freeze") == 0) {
-				*v2_top = root->top;
+			if (cg_root_dfl(root) && strcmp(f->name, "cgroup.freeze") == 0) {
+				*v2_top = cg_root_top(root);
 				return f;
 			}
 		}

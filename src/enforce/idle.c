@@ -11,7 +11,7 @@
 #include "core/css_set.h"
 #include "core/notify.h"
 #include "core/task.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
 #include "lib/kick.h"
@@ -103,8 +103,8 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 {
 	struct idle_enforcer *ie = data;
 
-	if (file < cgrp->root->files->len &&
-	    ((const struct cg_file *)g_ptr_array_index(cgrp->root->files, file))->ssid == ie->ssid)
+	if (file < cg_root_nr_files(cgrp->root) &&
+	    cg_root_file(cgrp->root, file)->ssid == ie->ssid)
 		kick(ie);
 }
 
@@ -144,11 +144,11 @@ static void copy_wanted_locked(struct cg_core *core, void *data)
 {
 	struct walk *w = data;
 
-	for (guint r = 0; r < core->roots->len; r++) {
-		struct cg_root *root = core->roots->pdata[r];
+	for (guint r = 0; r < cg_core_nr_roots(core); r++) {
+		struct cg_root *root = cg_core_root(core, r);
 
-		if (root->subsys_mask & (1u << w->ie->ssid))
-			css_for_each_descendant_pre(root->top->subsys[w->ie->ssid], visit, w);
+		if (cg_root_subsys_mask(root) & (1u << w->ie->ssid))
+			css_for_each_descendant_pre(cg_root_top(root)->subsys[w->ie->ssid], visit, w);
 	}
 }
 
@@ -170,7 +170,7 @@ out:
  * SCHED_OTHER (or taken as ours if it inherited it from one of ours). */
 static void make_idle(struct idle_enforcer *ie, const struct idle_member *m)
 {
-	struct kfacade *kf = ie->core->kf;
+	struct kfacade *kf = cg_core_kf(ie->core);
 	gpointer ino;
 	bool born, taken;
 	int policy;
@@ -226,7 +226,7 @@ static void give_back_all(struct idle_enforcer *ie, GPtrArray *leaving)
 	for (guint i = 0; i < leaving->len; i++) {
 		const struct idle_member *m = leaving->pdata[i];
 
-		give_back(ie->core->kf, m->tid, m->ident.ino);
+		give_back(cg_core_kf(ie->core), m->tid, m->ident.ino);
 		if (ie->orig)
 			alloc_orig_drop_idle(ie->orig, m->tid, m->ident.ino);
 	}
@@ -327,7 +327,7 @@ static void settle_first_children(struct idle_enforcer *ie, GHashTable *keep)
 	GHashTableIter iter;
 	gpointer tid, ino;
 
-	settle_children(ie->core->kf, ie->orig, keep, kept);
+	settle_children(cg_core_kf(ie->core), ie->orig, keep, kept);
 	g_mutex_lock(&ie->lock);
 	g_hash_table_iter_init(&iter, kept);
 	while (g_hash_table_iter_next(&iter, &tid, &ino))
@@ -346,7 +346,7 @@ static void end_originals(struct idle_enforcer *ie)
 	if (!ie->orig)
 		return;
 	if (!ie->first_done) {
-		give_back_leftovers(ie->core->kf, ie->orig);
+		give_back_leftovers(cg_core_kf(ie->core), ie->orig);
 		ie->first_done = true;
 	}
 	if (alloc_orig_wants_rewrite(ie->orig, idle_nr_threads(ie))) {
@@ -453,10 +453,10 @@ struct idle_enforcer *idle_enforcer_new(struct cg_core *core)
 	struct idle_enforcer *ie;
 	int ssid = -1;
 
-	for (guint r = 0; r < core->roots->len; r++)
-		for (unsigned i = 0; i < core->nr_subsys; i++)
-			if (core->subsys[i] == &cpu_cgrp_subsys &&
-			    (((struct cg_root *)core->roots->pdata[r])->subsys_mask & (1u << i)))
+	for (guint r = 0; r < cg_core_nr_roots(core); r++)
+		for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
+			if (cg_core_subsys(core, i) == &cpu_cgrp_subsys &&
+			    (cg_root_subsys_mask(cg_core_root(core, r)) & (1u << i)))
 				ssid = (int)i;
 	if (ssid < 0)
 		return NULL;

@@ -10,7 +10,7 @@
 #include "core/notify.h"
 #include "core/task.h"
 #include "core/task_sample.h"
-#include "core/task_watch.h"
+#include "core/task_catch_up.h"
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
 #include "lib/kick.h"
@@ -126,9 +126,9 @@ static void on_changed(void *data, struct cgroup *cgrp, unsigned file)
 	struct quota_enforcer *qe = data;
 	const struct cg_file *f;
 
-	if (file >= cgrp->root->files->len)
+	if (file >= cg_root_nr_files(cgrp->root))
 		return;
-	f = g_ptr_array_index(cgrp->root->files, file);
+	f = cg_root_file(cgrp->root, file);
 	if (f->ssid == qe->ssid) {
 		atomic_store(&qe->config_stale, true);
 		kick(qe);
@@ -232,11 +232,11 @@ static void copy_capped_locked(struct cg_core *core, void *data)
 
 	if (c->config || !outer_css(qe, c->from)) {
 		g_ptr_array_set_size(c->from, 0);
-		for (guint r = 0; r < core->roots->len; r++) {
-			struct cg_root *root = core->roots->pdata[r];
+		for (guint r = 0; r < cg_core_nr_roots(core); r++) {
+			struct cg_root *root = cg_core_root(core, r);
 
-			if (root->subsys_mask & (1u << qe->ssid))
-				g_ptr_array_add(c->from, root->top->subsys[qe->ssid]);
+			if (cg_root_subsys_mask(root) & (1u << qe->ssid))
+				g_ptr_array_add(c->from, cg_root_top(root)->subsys[qe->ssid]);
 		}
 	}
 	g_array_set_size(qe->capped, 0);
@@ -325,7 +325,7 @@ static void read_usage_locked(struct cg_core *core, void *data)
  * spared (a capped group of sleepers costs a clock read a process). */
 static bool members_ran(struct quota_enforcer *qe)
 {
-	struct kfacade *kf = qe->core->kf;
+	struct kfacade *kf = cg_core_kf(qe->core);
 	GHashTable *clocks = g_hash_table_new_full(NULL, NULL, NULL, g_free);
 	bool ran = false;
 
@@ -551,8 +551,8 @@ const struct quota_stats *quota_stats(struct quota_enforcer *qe)
 /* Whether a hierarchy has controller ssid. */
 static bool bound(struct cg_core *core, int ssid)
 {
-	for (guint r = 0; r < core->roots->len; r++)
-		if (((struct cg_root *)core->roots->pdata[r])->subsys_mask & (1u << ssid))
+	for (guint r = 0; r < cg_core_nr_roots(core); r++)
+		if (cg_root_subsys_mask(cg_core_root(core, r)) & (1u << ssid))
 			return true;
 	return false;
 }
@@ -562,8 +562,8 @@ struct quota_enforcer *quota_enforcer_new(struct cg_core *core, struct tracees *
 	struct quota_enforcer *qe;
 	int ssid = -1;
 
-	for (unsigned i = 0; i < core->nr_subsys; i++)
-		if (core->subsys[i] == &cpu_cgrp_subsys)
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
+		if (cg_core_subsys(core, i) == &cpu_cgrp_subsys)
 			ssid = (int)i;
 	if (ssid < 0 || !bound(core, ssid))
 		return NULL;

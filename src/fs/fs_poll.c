@@ -36,7 +36,7 @@ static void wake_waiters(struct cgroup *cgrp)
 {
 	GPtrArray *files;
 
-	if (!cgrp->root->dfl)
+	if (!cg_root_dfl(cgrp->root))
 		return;		/* v1 has no cgroup.events */
 	g_mutex_lock(&lock);
 	files = g_hash_table_lookup(waiting, &cgrp->id);

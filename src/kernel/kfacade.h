@@ -65,6 +65,16 @@ struct task_uids {
 	uid_t uid, euid, suid, fsuid;
 };
 
+/* What the exec rules match a process on (config/cgrules_apply.c): its
+ * effective ids, its command name and its executable's path ("" for a
+ * kernel thread), all read through one descriptor of its /proc directory,
+ * so all of one process (its id may have been reused since the exec). */
+struct exec_proc {
+	unsigned uid, gid;
+	char comm[64], exe[4096];
+	int dfd;		/* the facade's own; -1: closed */
+};
+
 /* What became of a thread the freezer stopped (trace_report). */
 struct trace_report {
 	pid_t tid;
@@ -203,6 +213,15 @@ struct kfacade_ops {
 	/* For cgfused.stat: "task_watch SOURCE" and the source's figures, as
 	 * "key value" lines appended to out. May be NULL. */
 	void (*watch_stat)(struct kfacade *kf, GString *out);
+
+	/* The exec rules' look at a process (kfacade_exec.c): opens process
+	 * pid and fills p (false: it is gone or unreadable, p needs no close);
+	 * whether its environment holds the string entry, reading at most
+	 * max bytes of it; closing p. */
+	bool (*exec_proc_open)(struct kfacade *kf, pid_t pid, struct exec_proc *p);
+	bool (*exec_proc_has_env)(struct kfacade *kf, const struct exec_proc *p, const char *entry,
+				  size_t max);
+	void (*exec_proc_close)(struct kfacade *kf, struct exec_proc *p);
 };
 
 struct kfacade {

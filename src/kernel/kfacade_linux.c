@@ -5,6 +5,7 @@
 #include "kernel/kfacade.h"
 
 #include "lib/cpumask.h"
+#include "kernel/kfacade_exec.h"
 #include "kernel/kfacade_sched.h"
 #include "kernel/kfacade_trace.h"
 #include "kernel/proc_list.h"
@@ -300,6 +301,9 @@ static const struct kfacade_ops linux_ops = {
 	.set_policy = ksched_set_policy,
 	.task_children = linux_task_children,
 	.watch_stat = linux_watch_stat,
+	.exec_proc_open = kexec_proc_open,
+	.exec_proc_has_env = kexec_proc_has_env,
+	.exec_proc_close = kexec_proc_close,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */

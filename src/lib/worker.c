@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <glib.h>
+#include <poll.h>
 #include <stdint.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
@@ -37,6 +38,22 @@ struct worker *worker_start(const char *name, void (*fn)(void *data, int stop_fd
 	}
 	w->thread = g_thread_new(name, run, w);
 	return w;
+}
+
+bool worker_wait(int fd, int stop_fd)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = fd, .events = POLLIN },
+		{ .fd = stop_fd, .events = POLLIN },
+	};
+
+	while (poll(pfd, 2, -1) < 0) {
+		if (errno != EINTR) {
+			g_warning("worker thread: poll: %s", g_strerror(errno));
+			return false;
+		}
+	}
+	return !pfd[1].revents;
 }
 
 void worker_stop(struct worker *w)

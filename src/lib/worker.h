@@ -5,11 +5,16 @@
 #ifndef CGFUSED_WORKER_H
 #define CGFUSED_WORKER_H
 
+#include <stdbool.h>
+
 struct worker;
 
 /* Runs fn(data, stop_fd) on a new thread named name; fn returns once
  * stop_fd is readable. NULL when no eventfd can be had. */
 struct worker *worker_start(const char *name, void (*fn)(void *data, int stop_fd), void *data);
+/* For fn's loop: waits until fd is readable (true) or the thread is to
+ * stop (false; also when poll fails, which is said). */
+bool worker_wait(int fd, int stop_fd);
 /* Asks the thread to stop and waits for it. NULL-safe. */
 void worker_stop(struct worker *w);
 

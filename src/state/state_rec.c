@@ -64,7 +64,7 @@ void rec_end(GString *out, gsize line_start)
  * share them, and replay maps them to the new daemon's. */
 void rec_group_id(GString *out, const struct cgroup *cgrp)
 {
-	rec_str(out, cgrp->root->name);
+	rec_str(out, cg_root_name(cgrp->root));
 	rec_num(out, cgrp->parent ? cgrp->id : 0);
 }
 
@@ -102,7 +102,7 @@ static const char *file_name(const struct cgroup *cgrp, unsigned file)
 {
 	if (file == CG_DIR)
 		return "";
-	return ((const struct cg_file *)g_ptr_array_index(cgrp->root->files, file))->name;
+	return cg_root_file(cgrp->root, file)->name;
 }
 
 void rec_attr(GString *out, const struct cgroup *cgrp, unsigned file)

@@ -18,7 +18,7 @@ static bool file_is_setting(const struct cgroup *cgrp, const struct cg_file *f)
 static bool show_setting(struct cgroup *cgrp, unsigned i, GString *val)
 {
 	g_string_truncate(val, 0);
-	return file_is_setting(cgrp, g_ptr_array_index(cgrp->root->files, i)) &&
+	return file_is_setting(cgrp, cg_root_file(cgrp->root, i)) &&
 	       cgroup_file_show_setting(cgrp, i, val) == 0;
 }
 
@@ -34,9 +34,9 @@ static GPtrArray *fresh_settings(struct cgroup *parent, GString *val)
 	if (!cgroup_children_alike(parent))
 		return NULL;
 	probe = cgroup_probe_new(parent);
-	vals = g_ptr_array_new_full(parent->root->files->len, g_free);
+	vals = g_ptr_array_new_full(cg_root_nr_files(parent->root), g_free);
 
-	for (unsigned i = 0; i < parent->root->files->len; i++)
+	for (unsigned i = 0; i < cg_root_nr_files(parent->root); i++)
 		g_ptr_array_add(vals, show_setting(probe, i, val) ? g_strdup(val->str) : NULL);
 	cgroup_probe_free(probe);
 	return vals;
@@ -64,7 +64,7 @@ static void snap_group(GString *out, struct cgroup *cgrp, const GPtrArray *fresh
 	/* Not written to, nor its parent since it was made: it has what a
 	 * mkdir gives now, nothing to show. */
 	made = fresh && !cgrp->nr_writes && cgrp->parent_nr_writes == cgrp->parent->nr_writes;
-	for (unsigned i = 0; i < cgrp->root->files->len; i++) {
+	for (unsigned i = 0; i < cg_root_nr_files(cgrp->root); i++) {
 		if (cgroup_iattr_own(cgrp, i)) {
 			rec_attr(out, cgrp, i);
 			++*nr;
@@ -100,8 +100,8 @@ void snap_groups(GString *out, struct cg_core *core, unsigned *nr)
 {
 	GString *val = g_string_new(NULL);
 
-	for (guint r = 0; r < core->roots->len; r++)
-		snap_subtree(out, ((struct cg_root *)g_ptr_array_index(core->roots, r))->top, NULL,
+	for (guint r = 0; r < cg_core_nr_roots(core); r++)
+		snap_subtree(out, cg_root_top(cg_core_root(core, r)), NULL,
 			     val, nr);
 	g_string_free(val, TRUE);
 }
@@ -111,9 +111,9 @@ void snap_tasks(GString *out, struct cg_core *core, unsigned *nr)
 	GString *group = g_string_new(NULL);
 	struct task *t;
 
-	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));) {
-		for (guint r = 0; r < core->roots->len; r++) {
-			struct cgroup *cgrp = css_set_cgroup(t->cset, g_ptr_array_index(core->roots, r));
+	for (guint pos = 0; (t = task_next(core, &pos));) {
+		for (guint r = 0; r < cg_core_nr_roots(core); r++) {
+			struct cgroup *cgrp = css_set_cgroup(t->cset, cg_core_root(core, r));
 
 			if (cgrp && cgrp->parent) {
 				g_string_truncate(group, 0);
@@ -169,7 +169,7 @@ struct fresh {
 
 static guint task_key(const struct task *t, const struct cg_root *root)
 {
-	return (guint)t->tid << 8 | root->index;
+	return (guint)t->tid << 8 | cg_root_index(root);
 }
 
 static GHashTable *id_set_new(void)
@@ -291,12 +291,7 @@ bool snap_build_step(struct snap_build *b, gint64 until, unsigned max)
 	unsigned n = 0;
 
 	if (!b->listed) {
-		GHashTableIter iter;
-		gpointer cgrp;
-
-		g_hash_table_iter_init(&iter, b->core->cgroups);
-		while (g_hash_table_iter_next(&iter, NULL, &cgrp))
-			g_ptr_array_add(b->todo, cgrp);
+		cgroup_list_all(b->core, b->todo);
 		b->listed = true;
 	}
 	while (b->todo->len) {
@@ -427,8 +422,8 @@ void snap_build_moved(struct snap_build *b, struct task *const *tasks, unsigned 
 {
 	/* Every hierarchy's: a record has the time the task joined its
 	 * css_set, which a move in any of them sets. */
-	for (guint r = 0; r < b->core->roots->len; r++) {
-		const struct cg_root *rt = g_ptr_array_index(b->core->roots, r);
+	for (guint r = 0; r < cg_core_nr_roots(b->core); r++) {
+		const struct cg_root *rt = cg_core_root(b->core, r);
 
 		for (unsigned i = 0; i < n; i++)
 			task_in(b, tasks[i], css_set_cgroup(tasks[i]->cset, rt));
@@ -437,6 +432,6 @@ void snap_build_moved(struct snap_build *b, struct task *const *tasks, unsigned 
 
 void snap_build_exit(struct snap_build *b, struct task *t)
 {
-	for (guint r = 0; r < b->core->roots->len; r++)
-		add_item(b, b->tasks, task_key(t, g_ptr_array_index(b->core->roots, r)), NULL, 0);
+	for (guint r = 0; r < cg_core_nr_roots(b->core); r++)
+		add_item(b, b->tasks, task_key(t, cg_core_root(b->core, r)), NULL, 0);
 }

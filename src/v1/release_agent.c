@@ -71,11 +71,11 @@ static gpointer agent_main(gpointer data)
  * empty one. */
 static void check_for_release(struct release_agent *ra, struct cgroup *cgrp)
 {
-	const char *agent = cgrp->root->release_agent;
+	const char *agent = cg_root_release_agent(cgrp->root);
 	struct release *r;
 
 	/* Replaying a saved state changes nothing anybody should hear of. */
-	if (ra->core->loading)
+	if (cg_core_loading(ra->core))
 		return;
 	if (!(cgrp->flags & CGRP_NOTIFY_ON_RELEASE) || !cgrp->parent || !agent || !*agent)
 		return;

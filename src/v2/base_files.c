@@ -74,18 +74,18 @@ static unsigned nr_subsys(struct cgroup *cgrp, int ssid)
 static int stat_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	struct cgroup *cgrp = css->cgroup;
-	const struct cg_core *core = cgrp->root->core;
+	const struct cg_core *core = cg_root_core(cgrp->root);
 
 	(void)cft;
 	g_string_append_printf(out, "nr_descendants %u\n", cgrp->nr_descendants);
-	for (unsigned i = 0; i < core->nr_subsys; i++)
-		if (cgrp->root->subsys_mask & (1u << i))
-			g_string_append_printf(out, "nr_subsys_%s %u\n", core->subsys[i]->name,
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
+		if (cg_root_subsys_mask(cgrp->root) & (1u << i))
+			g_string_append_printf(out, "nr_subsys_%s %u\n", cg_core_subsys(core, i)->name,
 					       nr_subsys(cgrp, (int)i));
 	g_string_append(out, "nr_dying_descendants 0\n");
-	for (unsigned i = 0; i < core->nr_subsys; i++)
-		if (cgrp->root->subsys_mask & (1u << i))
-			g_string_append_printf(out, "nr_dying_subsys_%s 0\n", core->subsys[i]->name);
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++)
+		if (cg_root_subsys_mask(cgrp->root) & (1u << i))
+			g_string_append_printf(out, "nr_dying_subsys_%s 0\n", cg_core_subsys(core, i)->name);
 	return 0;
 }
 
@@ -126,7 +126,7 @@ static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
 	cgrp->freeze = freeze;
 	if (ancestor_freezes(cgrp)) {
 		atomic_fetch_add(&cgrp->events_seq, 1);
-		cg_notify(cgrp->root->core, frozen, cgrp, atomic_load(&cgrp->frozen));
+		cg_notify_frozen(cg_root_core(cgrp->root), cgrp, atomic_load(&cgrp->frozen));
 	}
 	return 0;
 }
@@ -136,14 +136,14 @@ static int freeze_write(struct cg_file_ctx *ctx, char *buf, size_t nbytes)
  * cgroup_extra_stat_show() and cgroup_local_stat_show(). */
 static void enabled_stat_show(struct cgroup *cgrp, bool local, GString *out)
 {
-	struct cg_core *core = cgrp->root->core;
+	struct cg_core *core = cg_root_core(cgrp->root);
 
-	for (unsigned i = 0; i < core->nr_subsys; i++) {
-		const struct cgroup_subsys *ss = core->subsys[i];
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++) {
+		const struct cgroup_subsys *ss = cg_core_subsys(core, i);
 		void (*show)(struct css *, GString *) =
 			local ? ss->local_stat_show : ss->extra_stat_show;
 
-		if (show && (cgrp->root->subsys_mask & (1u << i)) &&
+		if (show && (cg_root_subsys_mask(cgrp->root) & (1u << i)) &&
 		    cgroup_css_enabled(cgrp, (int)i))
 			show(cgrp->subsys[i], out);
 	}
@@ -155,7 +155,7 @@ static void enabled_stat_show(struct cgroup *cgrp, bool local, GString *out)
 static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out)
 {
 	struct cgroup *cgrp = css->cgroup;
-	struct cg_core *core = cgrp->root->core;
+	struct cg_core *core = cg_root_core(cgrp->root);
 	uint64_t usage = cgrp->usage_ns, user = cgrp->prev_utime, system = cgrp->prev_stime;
 
 	(void)cft;
@@ -163,7 +163,7 @@ static int cpu_stat_show(struct css *css, const struct cftype *cft, GString *out
 		struct system_cputime *sys = g_new0(struct system_cputime, 1);
 
 		usage = user = system = 0;
-		if (core->kf->ops->system_cputime(core->kf, sys) == 0)
+		if (cg_core_kf(core)->ops->system_cputime(cg_core_kf(core), sys) == 0)
 			for (unsigned c = 0; c < sys->nr_cpus; c++) {
 				usage += sys->run_ns[c];
 				user += sys->user_ns[c];

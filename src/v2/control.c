@@ -15,7 +15,7 @@ unsigned cgroup_control(const struct cgroup *cgrp)
 	unsigned mask;
 
 	if (!cgrp->parent)
-		return cgrp->root->subsys_mask;
+		return cg_root_subsys_mask(cgrp->root);
 	mask = cgrp->parent->subtree_control;
 	/* Threaded groups have threaded controllers only. */
 	if (cgroup_is_threaded(cgrp))
@@ -28,14 +28,14 @@ unsigned cgroup_control(const struct cgroup *cgrp)
 static void show_mask(const struct cgroup *cgrp, unsigned mask, const char *prefix,
 		      GString *out)
 {
-	const struct cg_core *core = cgrp->root->core;
+	const struct cg_core *core = cg_root_core(cgrp->root);
 	bool first = true;
 
-	for (unsigned i = 0; i < core->nr_subsys; i++) {
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++) {
 		if (!(mask & (1u << i)))
 			continue;
 		g_string_append_printf(out, "%s%s%s", first ? "" : " ", prefix,
-				       core->subsys[i]->name);
+				       cg_core_subsys(core, i)->name);
 		first = false;
 	}
 	g_string_append_c(out, '\n');
@@ -66,8 +66,9 @@ int cgroup_subtree_control_save_show(struct css *css, const struct cftype *cft, 
 /* The controller of this hierarchy named name, or -1. */
 static int ssid_by_name(const struct cg_root *root, const char *name)
 {
-	for (unsigned i = 0; i < root->core->nr_subsys; i++)
-		if ((root->subsys_mask & (1u << i)) && strcmp(root->core->subsys[i]->name, name) == 0)
+	for (unsigned i = 0; i < cg_core_nr_subsys(cg_root_core(root)); i++)
+		if ((cg_root_subsys_mask(root) & (1u << i)) &&
+		    strcmp(cg_core_subsys(cg_root_core(root), i)->name, name) == 0)
 			return (int)i;
 	return -1;
 }
@@ -100,12 +101,12 @@ static int vet_enable(struct cgroup *cgrp, unsigned enable)
  * the controller is enabled again); here it stays, with the defaults. */
 static void reset_children_css(struct cgroup *cgrp, unsigned disable)
 {
-	const struct cg_core *core = cgrp->root->core;
+	const struct cg_core *core = cg_root_core(cgrp->root);
 	GHashTableIter iter;
 	struct cgroup *child;
 
-	for (unsigned i = 0; i < core->nr_subsys; i++) {
-		const struct cgroup_subsys *ss = core->subsys[i];
+	for (unsigned i = 0; i < cg_core_nr_subsys(core); i++) {
+		const struct cgroup_subsys *ss = cg_core_subsys(core, i);
 
 		if (!(disable & (1u << i)) || !ss->css_reset)
 			continue;

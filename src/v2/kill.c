@@ -23,7 +23,7 @@ static int kill_group(struct css *css, void *data)
 	cgroup_set_flag(cgrp, CGRP_KILL, true);
 	for (GList *l = cgrp->csets.head; l; l = l->next)
 		css_set_for_each_task(t, (struct css_set *)l->data)
-			task_kill_later(cgrp->root->core, t);
+			task_kill_later(cg_root_core(cgrp->root), t);
 	return 0;
 }
 

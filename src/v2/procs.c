@@ -90,7 +90,7 @@ static void *prepare(struct cg_core *core, const char *buf, const struct cg_cred
 		p = g_new0(struct procs_prep, 1);
 		p->pid = pid ? pid : cred->pid;
 		p->threadgroup = threadgroup;
-		p->found = core->kf->ops->task_uids(core->kf, p->pid, &ids) == -ESRCH ? -ESRCH : 0;
+		p->found = cg_core_kf(core)->ops->task_uids(cg_core_kf(core), p->pid, &ids) == -ESRCH ? -ESRCH : 0;
 		p->attach = cgroup_attach_prepare(core, p->pid, threadgroup, &root);
 	}
 	g_free(copy);
@@ -119,12 +119,12 @@ void cgroup_procs_free_prep(void *prep)
  * an untracked one is in the root. */
 static struct cgroup *task_group(struct cgroup *dst, pid_t pid, bool threadgroup)
 {
-	struct cg_core *core = dst->root->core;
+	struct cg_core *core = cg_root_core(dst->root);
 	struct task *t = task_lookup(core, pid);
 
 	if (t && threadgroup)
 		t = task_lookup(core, t->ident.tgid);
-	return t ? css_set_cgroup(t->cset, dst->root) : dst->root->top;
+	return t ? css_set_cgroup(t->cset, dst->root) : cg_root_top(dst->root);
 }
 
 static bool is_descendant(const struct cgroup *cgrp, const struct cgroup *ancestor)

@@ -32,10 +32,10 @@ unsigned cgroup_threaded_mask(const struct cg_root *root)
 {
 	unsigned mask = 0;
 
-	for (unsigned i = 0; i < root->core->nr_subsys; i++)
-		if (root->core->subsys[i]->threaded)
+	for (unsigned i = 0; i < cg_core_nr_subsys(cg_root_core(root)); i++)
+		if (cg_core_subsys(cg_root_core(root), i)->threaded)
 			mask |= 1u << i;
-	return mask & root->subsys_mask;
+	return mask & cg_root_subsys_mask(root);
 }
 
 bool cgroup_is_thread_root(const struct cgroup *cgrp)

@@ -34,6 +34,7 @@
 #include <glib/gstdio.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "fake-kfacade.h"
 #include "state/state.h"
 #include "state/state_snap.h"

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "lib/cpumask.h"
 #include "fake-kfacade.h"
 #include "lib/kparse.h"

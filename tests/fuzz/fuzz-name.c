@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "test-env.h"
 
 #define CHECK(cond) do { if (!(cond)) __builtin_trap(); } while (0)

@@ -16,6 +16,10 @@ struct fake_thread {
 	int policy;		/* SCHED_OTHER (0) unless set */
 	struct cpumask cpus;
 	struct task_uids uids;	/* all 0 (root) unless set */
+	/* What exec_proc_open() reads of a process (its leader's): "" unless
+	 * set (fake_kf_set_exec()); env: one environment string. */
+	gid_t egid;
+	char comm[64], exe[64], env[64];
 	int nice_rlimit;	/* 0 unless set */
 	/* ptrace, as the freezer uses it. */
 	bool traced;		/* by the facade's caller */
@@ -674,6 +678,39 @@ static int fake_task_children(struct kfacade *kf, pid_t tid, GArray *pids)
 	return ret;
 }
 
+/* As /proc/PID: a live process's leader; the handle is its id. */
+static bool fake_exec_proc_open(struct kfacade *kf, pid_t pid, struct exec_proc *p)
+{
+	struct fake_thread t;
+
+	count_sys_call(to_fake(kf));
+	if (!thread_copy(to_fake(kf), pid, &t) || t.tgid != pid) {
+		p->dfd = -1;
+		return false;
+	}
+	*p = (struct exec_proc){ .uid = t.uids.euid, .gid = t.egid, .dfd = pid };
+	g_strlcpy(p->comm, t.comm, sizeof(p->comm));
+	g_strlcpy(p->exe, t.exe, sizeof(p->exe));
+	return true;
+}
+
+static bool fake_exec_proc_has_env(struct kfacade *kf, const struct exec_proc *p,
+				   const char *entry, size_t max)
+{
+	struct fake_thread t;
+
+	count_sys_call(to_fake(kf));
+	return thread_copy(to_fake(kf), p->dfd, &t) && strlen(t.env) < max &&
+	       strcmp(t.env, entry) == 0;
+}
+
+static void fake_exec_proc_close(struct kfacade *kf, struct exec_proc *p)
+{
+	(void)kf;
+	g_assert_cmpint(p->dfd, >=, 0);		/* closed once */
+	p->dfd = -1;
+}
+
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
 	.task_close = fake_task_close,
@@ -712,6 +749,9 @@ static const struct kfacade_ops fake_ops = {
 	.get_policy = fake_get_policy,
 	.set_policy = fake_set_policy,
 	.task_children = fake_task_children,
+	.exec_proc_open = fake_exec_proc_open,
+	.exec_proc_has_env = fake_exec_proc_has_env,
+	.exec_proc_close = fake_exec_proc_close,
 };
 
 struct fake_kf *fake_kf_new(void)
@@ -1011,6 +1051,21 @@ void fake_kf_lose_exits(struct fake_kf *fk)
 	g_mutex_lock(&fk->lock);
 	g_queue_clear_full(&fk->pending, g_free);
 	fk->lost = true;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_set_exec(struct fake_kf *fk, pid_t tgid, gid_t egid, const char *comm,
+		      const char *exe, const char *env)
+{
+	struct fake_thread *t;
+
+	g_mutex_lock(&fk->lock);
+	t = lookup_locked(fk, tgid);
+	g_assert_nonnull(t);
+	t->egid = egid;
+	g_strlcpy(t->comm, comm, sizeof(t->comm));
+	g_strlcpy(t->exe, exe, sizeof(t->exe));
+	g_strlcpy(t->env, env ? env : "", sizeof(t->env));
 	g_mutex_unlock(&fk->lock);
 }
 

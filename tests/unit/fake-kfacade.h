@@ -61,6 +61,11 @@ void fake_kf_exit_late_known(struct fake_kf *fk, pid_t tid);
  * with a new identity takes its id, in process tgid. */
 void fake_kf_reuse(struct fake_kf *fk, pid_t tid, pid_t tgid);
 
+/* What the exec rules read of live process tgid (exec_proc_open): its
+ * effective gid (the uid is its euid: fake_kf_set_uids()), comm, exe and
+ * one environment string (NULL: none). */
+void fake_kf_set_exec(struct fake_kf *fk, pid_t tgid, gid_t egid, const char *comm,
+		      const char *exe, const char *env);
 /* Gives the live thread tid these user ids (a new thread has all 0). */
 void fake_kf_set_uids(struct fake_kf *fk, pid_t tid, const struct task_uids *uids);
 /* The soft RLIMIT_NICE of a thread's process (default 0). */

@@ -15,6 +15,7 @@
 #include "alloc/alloc_cpus.h"
 #include "alloc/alloc_nice.h"
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "fake-kfacade.h"
 #include "test-env.h"
 

@@ -13,6 +13,8 @@
 #include <glib/gstdio.h>
 
 #include "config/cgrules.h"
+#include "fake-kfacade.h"
+#include "test-env.h"
 
 static struct cgrules *parse(const char *text, GError **err)
 {
@@ -203,6 +205,58 @@ static void test_load(void)
 	g_free(dir);
 }
 
+/* Whether process pid is listed in group id's cgroup.procs, waiting up to
+ * 10 s for the engine's thread to put it there. */
+static bool placed_in(struct env *e, uint64_t id, pid_t pid)
+{
+	for (int i = 0; i < 10000; i++) {
+		if (lists(e, id, "cgroup.procs", pid))
+			return true;
+		g_usleep(1000);
+	}
+	return false;
+}
+
+/* Exec placement on the fake kernel: what the rules match (effective
+ * ids, comm, exe) and the sticky mark are read through the facade of the
+ * process that exec'd; the engine's thread places the execs in order. */
+static void test_exec_placement(void)
+{
+	struct env e;
+	struct cgrules *r = parse("*:sleep   *   /a\n"
+				  "@daemon  *   /b\n", NULL);
+	struct cgrules_engine *eng;
+	const struct task_uids u1000 = { 1000, 1000, 1000, 1000 };
+	uint64_t a, b;
+
+	g_assert_nonnull(r);
+	env_setup(&e);
+	for (pid_t p = 100; p <= 500; p += 100)
+		fake_kf_add_process(e.fk, p, 1);
+	a = mkdir_ok(&e, e.top[0], "a");
+	b = mkdir_ok(&e, e.top[0], "b");
+	fake_kf_set_uids(e.fk, 200, &u1000);
+	fake_kf_set_exec(e.fk, 100, 0, "sleep", "/usr/bin/sleep", "CGFUSED_STICKY=1");
+	fake_kf_set_exec(e.fk, 200, 1, "bash", "/usr/bin/bash", NULL);
+	fake_kf_set_exec(e.fk, 300, 0, "bash", "/usr/bin/bash", "CGFUSED_STICKY=0");
+	fake_kf_set_exec(e.fk, 400, 0, "sleep", "/usr/bin/sleep", NULL);
+	eng = cgrules_engine_new(e.core, r);
+	cgrules_engine_start(eng);
+	/* 500 execs and is gone before the engine looks at it. */
+	fake_kf_exec(e.fk, 500);
+	fake_kf_exit(e.fk, 500);
+	for (pid_t p = 100; p <= 400; p += 100)
+		fake_kf_exec(e.fk, p);
+	/* The last exec's placement: those before it are done. */
+	g_assert_true(placed_in(&e, a, 400));
+	g_assert_true(lists(&e, b, "cgroup.procs", 200));	/* by its gid */
+	g_assert_false(lists(&e, a, "cgroup.procs", 100));	/* sticky */
+	g_assert_true(lists(&e, e.top[0], "cgroup.procs", 100));
+	g_assert_true(lists(&e, e.top[0], "cgroup.procs", 300));	/* no rule */
+	cgrules_engine_free(eng);
+	env_teardown(&e);
+}
+
 int main(int argc, char *argv[])
 {
 	g_test_init(&argc, &argv, NULL);
@@ -210,5 +264,6 @@ int main(int argc, char *argv[])
 	g_test_add_func("/cgrules/parse-errors", test_parse_errors);
 	g_test_add_func("/cgrules/ref", test_ref);
 	g_test_add_func("/cgrules/load", test_load);
+	g_test_add_func("/cgrules/exec-placement", test_exec_placement);
 	return g_test_run();
 }

@@ -14,6 +14,7 @@
 #include "core/css_set.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "test-env.h"
 #include "v1/face.h"

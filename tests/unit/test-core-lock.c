@@ -356,6 +356,62 @@ static void test_write_wait_figures(void)
 	cg_lock_clear(&lock);
 }
 
+static void nothing(void *data)
+{
+	(void)data;
+}
+
+/* A function that must be called with the write side held (here
+ * cg_write_defer()) aborts when this thread does not hold it: neither
+ * when nobody does (other_holds false), nor when another thread does. */
+static void check_assert_write_held(bool other_holds)
+{
+	if (g_test_subprocess()) {
+		struct shared s = { 0 };
+		GThread *other = NULL;
+
+		cg_lock_init(&s.lock);
+		if (other_holds) {
+			other = g_thread_new("holder", hold_write, &s);
+			g_assert_true(wait_for(&s.inside, 1));
+			g_assert_true(cg_write_held(&s.lock));
+		}
+		cg_write_defer(&s.lock, nothing, NULL);
+		atomic_store(&s.go, true);
+		if (other)
+			g_thread_join(other);
+		return;
+	}
+	g_test_trap_subprocess(NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+	g_test_trap_assert_failed();
+	g_test_trap_assert_stderr("*cg_write_defer: called without the core lock's write side*");
+}
+
+static void test_assert_write_held_nobody(void)
+{
+	check_assert_write_held(false);
+}
+
+static void test_assert_write_held_other(void)
+{
+	check_assert_write_held(true);
+}
+
+/* Only the holder's thread is the holder, and only while it holds it. */
+static void test_write_held_by_me(void)
+{
+	struct cg_lock l;
+
+	cg_lock_init(&l);
+	g_assert_false(cg_write_held_by_me(&l));
+	cg_write_lock(&l);
+	g_assert_true(cg_write_held_by_me(&l));
+	cg_write_defer(&l, nothing, NULL);
+	cg_write_unlock(&l);
+	g_assert_false(cg_write_held_by_me(&l));
+	cg_lock_clear(&l);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -369,5 +425,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/core-lock/write-hold-figures", test_write_hold_figures);
 	g_test_add_func("/core-lock/read-wait-figures", test_read_wait_figures);
 	g_test_add_func("/core-lock/write-wait-figures", test_write_wait_figures);
+	g_test_add_func("/core-lock/assert-write-held/nobody", test_assert_write_held_nobody);
+	g_test_add_func("/core-lock/assert-write-held/other", test_assert_write_held_other);
+	g_test_add_func("/core-lock/write-held-by-me", test_write_held_by_me);
 	return g_test_run();
 }

@@ -9,6 +9,7 @@
 #include <glib.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "fake-kfacade.h"
 #include "test-env.h"

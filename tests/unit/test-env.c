@@ -6,6 +6,7 @@
 #include <glib.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "test-env.h"

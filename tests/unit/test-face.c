@@ -9,6 +9,7 @@
 
 #include "core/cgroup.h"
 #include "core/face.h"
+#include "core/internal.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "test-env.h"

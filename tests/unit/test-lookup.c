@@ -9,6 +9,7 @@
 
 #include "core/cgroup.h"
 #include "core/cgroup_lookup.h"
+#include "core/internal.h"
 #include "test-env.h"
 
 static void test_hierarchies(void)

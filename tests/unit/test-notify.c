@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "core/notify.h"
 #include "core/task.h"
 #include "fake-kfacade.h"

@@ -12,6 +12,8 @@
 #include "core/cgroup.h"
 #include "fake-kfacade.h"
 #include "core/iattr.h"
+#include "core/internal.h"
+#include "core/restore.h"
 #include "test-env.h"
 
 #define USER 1234

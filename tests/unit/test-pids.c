@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "test-env.h"

@@ -16,6 +16,7 @@
 
 #include "core/cgroup.h"
 #include "core/css_set.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"

@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "core/task.h"
 #include "core/task_queue.h"
 #include "fake-kfacade.h"

@@ -16,6 +16,7 @@
 #include <glib/gstdio.h>
 
 #include "core/cgroup.h"
+#include "core/internal.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"
 #include "state/state.h"

@@ -11,6 +11,7 @@
 #include "core/cgroup.h"
 #include "core/css_set.h"
 #include "core/face.h"
+#include "core/internal.h"
 #include "core/sched_view.h"
 #include "ctl/ctl.h"
 #include "fake-kfacade.h"

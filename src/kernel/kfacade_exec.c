@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* A process's /proc, as the exec rules read it: see kfacade_exec.h. */
+#include "kernel/kfacade_exec.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The "Uid:" / "Gid:" line's second (effective) id. */
+static bool status_id(const char *status, const char *key, unsigned *id)
+{
+	const char *line = strstr(status, key);
+
+	return line && sscanf(line + strlen(key), "%*u %u", id) == 1;
+}
+
+static bool read_small(int dfd, const char *name, char *buf, size_t size)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, size - 1);
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
+bool kexec_proc_open(struct kfacade *kf, pid_t pid, struct exec_proc *p)
+{
+	char path[32], status[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	p->dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (p->dfd < 0 || !read_small(p->dfd, "status", status, sizeof(status)) ||
+	    !status_id(status, "\nUid:", &p->uid) || !status_id(status, "\nGid:", &p->gid) ||
+	    !read_small(p->dfd, "comm", p->comm, sizeof(p->comm))) {
+		kexec_proc_close(kf, p);
+		return false;
+	}
+	p->comm[strcspn(p->comm, "\n")] = '\0';
+	/* A kernel thread has no exe: "". */
+	n = readlinkat(p->dfd, "exe", p->exe, sizeof(p->exe) - 1);
+	p->exe[n < 0 ? 0 : n] = '\0';
+	return true;
+}
+
+bool kexec_proc_has_env(struct kfacade *kf, const struct exec_proc *p, const char *entry,
+			size_t max)
+{
+	int fd = openat(p->dfd, "environ", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	GString *env = g_string_new(NULL);
+	char buf[65536];
+	bool found = false;
+	ssize_t n;
+
+	(void)kf;
+	while (fd >= 0 && env->len < max && (n = read(fd, buf, sizeof(buf))) > 0)
+		g_string_append_len(env, buf, n);
+	for (gsize at = 0; at < env->len; at += strlen(env->str + at) + 1)
+		if ((found = strcmp(env->str + at, entry) == 0))
+			break;
+	if (fd >= 0)
+		close(fd);
+	g_string_free(env, TRUE);
+	return found;
+}
+
+void kexec_proc_close(struct kfacade *kf, struct exec_proc *p)
+{
+	(void)kf;
+	if (p->dfd >= 0)
+		close(p->dfd);
+	p->dfd = -1;
+}
