@@ -51,6 +51,7 @@ struct cgfused_config {
 	char *state;		/* state file, "none", or NULL for the default */
 	char *config;		/* config file, "none", or NULL for the default */
 	char *rules;		/* rules file, "none", or NULL for the default */
+	char *tracking;		/* "connector" (NULL) or "ptrace" */
 	unsigned max_depth, max_descendants;	/* for every group (core->max_*) */
 	int help;
 };
@@ -70,6 +71,7 @@ static const struct fuse_opt cgfused_opts[] = {
 	{ "--state=%s", offsetof(struct cgfused_config, state), 0 },
 	{ "config=%s", offsetof(struct cgfused_config, config), 0 },
 	{ "rules=%s", offsetof(struct cgfused_config, rules), 0 },
+	{ "tracking=%s", offsetof(struct cgfused_config, tracking), 0 },
 	{ "max_depth=%u", offsetof(struct cgfused_config, max_depth), 0 },
 	{ "max_descendants=%u", offsetof(struct cgfused_config, max_descendants), 0 },
 	FUSE_OPT_END
@@ -440,9 +442,17 @@ int main(int argc, char *argv[])
 	if (!masks)
 		goto out;
 
-	kf = kfacade_linux_new();
+	if (conf.tracking && strcmp(conf.tracking, "connector") != 0 &&
+	    strcmp(conf.tracking, "ptrace") != 0) {
+		fprintf(stderr, "cgfused: tracking=%s: connector or ptrace\n", conf.tracking);
+		goto out;
+	}
+	kf = kfacade_linux_new(conf.tracking);
 	if (!kf) {
-		not_privileged(errno);
+		if (conf.tracking && strcmp(conf.tracking, "ptrace") == 0)
+			fprintf(stderr, "cgfused: tracking=ptrace: %s\n", strerror(errno));
+		else
+			not_privileged(errno);
 		goto out;
 	}
 	core = core_build(kf, masks, &conf);
@@ -541,6 +551,7 @@ out:
 	free(conf.state);
 	free(conf.config);
 	free(conf.rules);
+	free(conf.tracking);
 	fuse_opt_free_args(&args);
 	return ret;
 }

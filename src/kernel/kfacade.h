@@ -173,9 +173,11 @@ struct kfacade {
 	const struct kfacade_ops *ops;
 };
 
-/* The real one, backed by the proc connector, pidfds and /proc. NULL with
- * errno set if the proc connector cannot be had. */
-struct kfacade *kfacade_linux_new(void);
+/* The real one, backed by pidfds and /proc, and for forks, execs and exits
+ * by the proc connector or, with tracking "ptrace", by the ptrace watch
+ * source (kernel/watch_ptrace.h). NULL with errno set if that cannot be
+ * had. */
+struct kfacade *kfacade_linux_new(const char *tracking);
 void kfacade_linux_free(struct kfacade *kf);
 
 #endif

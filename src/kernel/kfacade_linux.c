@@ -9,6 +9,7 @@
 #include "kernel/kfacade_trace.h"
 #include "kernel/task_cputime.h"
 #include "kernel/taskstats.h"
+#include "kernel/watch_ptrace.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -42,7 +43,8 @@ struct cgfused_proc_input {
 
 struct kfacade_linux {
 	struct kfacade base;
-	int nl;				/* proc connector socket */
+	int nl;				/* proc connector socket, or -1 */
+	struct watch_source *ws;	/* or where task events come from */
 	/* Exited threads' last CPU figures (root only; NULL otherwise), and
 	 * what was drained of them: tid -> struct taskstats_record, this
 	 * call's and the previous call's (a record comes before its exit
@@ -124,15 +126,20 @@ static int thread_ident(pid_t tid, uint64_t *ino, pid_t *tgid)
 
 static int linux_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 {
-	(void)kf;
-	return thread_ident(tid, &id->ino, &id->tgid);
+	struct watch_source *ws = to_linux(kf)->ws;
+	int ret = thread_ident(tid, &id->ino, &id->tgid);
+
+	if (ret == 0 && ws && ws->ops->hold)
+		ret = ws->ops->hold(ws, tid, id);
+	return ret;
 }
 
 static void linux_task_close(struct kfacade *kf, const struct task_ident *id)
 {
-	/* Nothing is held per thread. */
-	(void)kf;
-	(void)id;
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	if (ws && ws->ops->release)
+		ws->ops->release(ws, id);
 }
 
 /* The pidfd pins the thread's struct pid: once its inode matches, the
@@ -220,8 +227,12 @@ static void add_final_figures(struct kfacade_linux *kl, struct task_event *ev, u
 static int linux_task_events(struct kfacade *kf, struct task_event *out, unsigned max)
 {
 	int nl = to_linux(kf)->nl;
+	struct watch_source *ws = to_linux(kf)->ws;
 	unsigned n = 0;
 	bool lost = false;
+
+	if (ws)
+		return ws->ops->events(ws, out, max);
 
 	while (n < max) {
 		char buf[4096] __attribute__((aligned(NLMSG_ALIGNTO)));
@@ -373,7 +384,37 @@ static const char *linux_online_mems(struct kfacade *kf)
 
 static int linux_event_fd(struct kfacade *kf)
 {
-	return to_linux(kf)->nl;
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	return ws ? ws->ops->event_fd(ws) : to_linux(kf)->nl;
+}
+
+/* The freezer's ptrace goes through a source that traces threads itself. */
+static int linux_trace_freeze(struct kfacade *kf, pid_t tid)
+{
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	if (ws && ws->ops->trace_freeze)
+		return ws->ops->trace_freeze(ws, tid);
+	return ktrace_freeze(kf, tid);
+}
+
+static int linux_trace_report(struct kfacade *kf, struct trace_report *r)
+{
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	if (ws && ws->ops->trace_report)
+		return ws->ops->trace_report(ws, r);
+	return ktrace_report(kf, r);
+}
+
+static int linux_trace_thaw(struct kfacade *kf, pid_t tid, int sig)
+{
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	if (ws && ws->ops->trace_thaw)
+		return ws->ops->trace_thaw(ws, tid, sig);
+	return ktrace_thaw(kf, tid, sig);
 }
 
 static unsigned linux_nr_cpu_ids(struct kfacade *kf)
@@ -483,9 +524,9 @@ static const struct kfacade_ops linux_ops = {
 	.set_autogroup_nice = ksched_set_autogroup_nice,
 	.task_uids = linux_task_uids,
 	.nice_rlimit = ksched_nice_rlimit,
-	.trace_freeze = ktrace_freeze,
-	.trace_report = ktrace_report,
-	.trace_thaw = ktrace_thaw,
+	.trace_freeze = linux_trace_freeze,
+	.trace_report = linux_trace_report,
+	.trace_thaw = linux_trace_thaw,
 	.get_policy = ksched_get_policy,
 	.set_policy = ksched_set_policy,
 	.task_children = linux_task_children,
@@ -541,20 +582,26 @@ static int cn_open(void)
 	return nl;
 }
 
-struct kfacade *kfacade_linux_new(void)
+struct kfacade *kfacade_linux_new(const char *tracking)
 {
 	struct kfacade_linux *kl;
+	struct watch_source *ws = NULL;
 	struct cpumask mask;
 	char *possible;
-	int nl = cn_open();
+	int nl = -1, err = 0;
 
-	if (nl < 0) {
-		errno = -nl;
+	if (tracking && strcmp(tracking, "ptrace") == 0)
+		ws = watch_ptrace_new(&err);
+	else if ((nl = cn_open()) < 0)
+		err = -nl;
+	if (err) {
+		errno = err;
 		return NULL;
 	}
 	kl = g_new0(struct kfacade_linux, 1);
 	kl->base.ops = &linux_ops;
 	kl->nl = nl;
+	kl->ws = ws;
 	kl->online_cpus = read_list("/sys/devices/system/cpu/online", "0");
 	/* The kernel's top_cpuset.mems_allowed is node_states[N_MEMORY]. */
 	kl->online_mems = read_list("/sys/devices/system/node/has_memory", "0");
@@ -565,8 +612,9 @@ struct kfacade *kfacade_linux_new(void)
 	possible = read_list("/sys/devices/system/cpu/kernel_max", "");
 	kl->nr_cpus = MAX((unsigned)g_ascii_strtoull(possible, NULL, 10) + 1, kl->nr_cpu_ids);
 	g_free(possible);
-	kl->ts = taskstats_listener_open();
-	if (!kl->ts)
+	/* The ptrace source reads an exit's figures at its exit stop. */
+	kl->ts = ws ? NULL : taskstats_listener_open();
+	if (!kl->ts && !ws)
 		g_message("no taskstats (%s): an exited thread's last moments of CPU time "
 			  "are counted only as far as its last sample", g_strerror(errno));
 	kl->exits = g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -578,8 +626,12 @@ void kfacade_linux_free(struct kfacade *kf)
 {
 	struct kfacade_linux *kl = to_linux(kf);
 
-	cn_send_op(kl->nl, PROC_CN_MCAST_IGNORE);
-	close(kl->nl);
+	if (kl->ws) {
+		kl->ws->ops->free(kl->ws);
+	} else {
+		cn_send_op(kl->nl, PROC_CN_MCAST_IGNORE);
+		close(kl->nl);
+	}
 	if (kl->ts)
 		taskstats_listener_free(kl->ts);
 	g_hash_table_unref(kl->exits);
