@@ -165,6 +165,11 @@ EOF
 	assert_output ''
 	run grep -c "thread $s is traced by process $t" "$CG_TMP/cgfused.log"
 	assert_output 1
+	run grep -E '^(tracking|ptrace_refused) ' "$MNT/cgfused.stat"
+	assert_output - <<-EOF
+	tracking ptrace
+	ptrace_refused 1
+	EOF
 	# Once strace lets go, it can be moved.
 	kill -INT "$t"
 	cg_wait_gone "$t"

@@ -42,6 +42,8 @@ static int cgfused_stat_show(struct css *css, const struct cftype *cft, GString 
 			       tidmap_size(&core->tasks), g_hash_table_size(core->css_sets),
 			       core->nr_resyncs, mi.uordblks, mi.fordblks, mi.hblkhd);
 	lock_show(&core->lock, out);
+	if (core->kf->ops->watch_stat)
+		core->kf->ops->watch_stat(core->kf, out);
 	cg_notify(core, stat, out);	/* the allocator's figures, read only */
 	return 0;
 }

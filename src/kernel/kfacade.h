@@ -167,6 +167,9 @@ struct kfacade_ops {
 	 * is reparented, and no longer listed): their ids appended. 0 or
 	 * -errno (-ESRCH once the thread is gone). */
 	int (*task_children)(struct kfacade *kf, pid_t tid, GArray *pids);
+	/* cgfused.stat's lines about where task events come from ("key
+	 * value\n" appended to out); memory only. May be NULL. */
+	void (*watch_stat)(struct kfacade *kf, GString *out);
 };
 
 struct kfacade {

@@ -389,6 +389,15 @@ static int linux_event_fd(struct kfacade *kf)
 	return ws ? ws->ops->event_fd(ws) : to_linux(kf)->nl;
 }
 
+static void linux_watch_stat(struct kfacade *kf, GString *out)
+{
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	g_string_append_printf(out, "tracking %s\n", ws ? ws->ops->name : "connector");
+	if (ws && ws->ops->stat)
+		ws->ops->stat(ws, out);
+}
+
 /* The freezer's ptrace goes through a source that traces threads itself. */
 static int linux_trace_freeze(struct kfacade *kf, pid_t tid)
 {
@@ -530,6 +539,7 @@ static const struct kfacade_ops linux_ops = {
 	.get_policy = ksched_get_policy,
 	.set_policy = ksched_set_policy,
 	.task_children = linux_task_children,
+	.watch_stat = linux_watch_stat,
 };
 
 /* A one-line sysfs list such as "0-1", or fallback where there is none. */
