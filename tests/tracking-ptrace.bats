@@ -192,6 +192,11 @@ EOF
 	t=$!
 	CG_HELPERS+=("$t")
 	cg_wait_for "/proc/$s/status" "^TracerPid:[[:space:]]*$t\$"
+	kill -INT "$t"
+	cg_wait_gone "$t"
+	# Into a group again: watched again.
+	echo "$s" >"$MNT/g/tasks"
+	cg_poll_until -m '^[1-9]' tracer_of "$s"
 }
 
 # In a PID namespace, without CAP_NET_ADMIN and CAP_SYS_NICE: the connector
