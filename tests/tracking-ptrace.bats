@@ -250,3 +250,25 @@ EOF
 	run grep -c 'proc connector' "$CG_TMP/connector.log"
 	assert_output 1
 }
+
+# Daemonizing forks after the state is replayed: the process that serves
+# the mount traces the members the state put back (its tracer thread is
+# named ptrace-watch).
+@test "a daemonized cgfused traces the members its state put back" {
+	local s tracer
+	cg_sleeper s
+	echo "$s" >"$MNT/g/tasks"
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	cg_poll_until -x 0 tracer_of "$s"
+	"$CGFUSED" -o "state=$CG_TMP/mnt.state,config=none,rules=none,tracking=ptrace" "$MNT" 3>&-
+	cg_wait_mounted "$MNT"
+	run cat "$MNT/g/tasks"
+	assert_output "$s"
+	cg_poll_until -m '^[1-9]' tracer_of "$s"
+	tracer=$(tracer_of "$s")
+	run cat "/proc/$tracer/comm"
+	assert_output ptrace-watch
+	run readlink "/proc/$tracer/exe"
+	assert_output "$(readlink -f "$CGFUSED")"
+}

@@ -32,6 +32,9 @@
 /* A stop whose SIGCHLD another thread took (one that does not block it) is
  * found this much later at the latest. */
 #define RESCAN_MS 100
+/* After a fork of the daemon, the held threads are seized again once the
+ * parent (the earlier tracer) lets them go: tried this long at most. */
+#define RESEIZE_MAX_US (10 * G_USEC_PER_SEC)
 /* A child stopped before its fork was seen waits this long at most: its
  * parent may have been killed before its fork's event stop. */
 #define PARK_MAX_US (G_USEC_PER_SEC)
@@ -52,6 +55,7 @@ struct tracee {
 	bool group_stop;	/* that stop is a group-stop */
 	bool detach;		/* to let go at its next stop */
 	bool exiting;		/* its exit was reported */
+	bool reseize;		/* held before a fork of the daemon: to seize */
 	uint64_t born_seq;	/* an unclaimed child: its fork's event number */
 };
 
@@ -98,6 +102,8 @@ struct watch_ptrace {
 	GHashTable *holds;	/* pidfs inode -> struct hold */
 	GQueue unclaimed;	/* tids of children no hold() claimed yet */
 	unsigned nr_parked;
+	unsigned nr_reseize;
+	gint64 reseize_until;
 	unsigned gen;
 	int sig_fd;		/* signalfd: SIGCHLD */
 };
@@ -610,19 +616,34 @@ static void serve(struct watch_ptrace *wp)
 	g_mutex_unlock(&wp->lock);
 }
 
-/* In a new tracer thread: the held threads it lost (see after_fork). */
+/* The held threads an earlier process traced (see after_fork), seized
+ * once it let them go (EPERM until then). */
 static void seize_again(struct watch_ptrace *wp)
 {
+	bool late = g_get_monotonic_time() >= wp->reseize_until;
 	GHashTableIter iter;
 	struct tracee *t;
 
+	if (!wp->nr_reseize)
+		return;
 	g_hash_table_iter_init(&iter, wp->by_tid);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
-		if (ptrace(PTRACE_SEIZE, t->tid, 0, (void *)(long)WATCH_OPTIONS) == 0)
+		int err = 0;
+
+		if (!t->reseize)
 			continue;
-		g_message("thread %d could not be traced again: its children are not "
-			  "followed (%s)", t->tid, g_strerror(errno));
-		g_hash_table_iter_remove(&iter);
+		if (t->holds && !t->detach &&
+		    ptrace(PTRACE_SEIZE, t->tid, 0, (void *)(long)WATCH_OPTIONS) < 0)
+			err = errno;
+		if (err == EPERM && !late)
+			continue;	/* the earlier tracer has it yet */
+		wp->nr_reseize--;
+		t->reseize = false;
+		if (err)
+			g_message("thread %d could not be traced again: its children are not "
+				  "followed (%s)", t->tid, g_strerror(err));
+		if (err || !t->holds || t->detach)
+			g_hash_table_iter_remove(&iter);
 	}
 	count_traced(wp);
 }
@@ -637,7 +658,6 @@ static void tracer_loop(void *data, int stop_fd)
 	};
 	bool more = false;
 
-	seize_again(wp);
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = more ? 0 : g_hash_table_size(wp->by_tid) ? RESCAN_MS : -1;
@@ -653,6 +673,7 @@ static void tracer_loop(void *data, int stop_fd)
 		more = reap(wp);
 		release_unclaimed(wp);
 		unpark_stale(wp);
+		seize_again(wp);
 	}
 	/* Its tracees are detached by the kernel as this thread ends. */
 }
@@ -676,6 +697,7 @@ static void after_fork(struct watch_ptrace *wp)
 	wp->req_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	g_array_set_size(wp->reports, 0);
 	wp->nr_freeze = 0;
+	wp->nr_reseize = 0;
 	g_hash_table_iter_init(&iter, wp->by_tid);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
 		if (!t->holds || t->exiting) {
@@ -684,12 +706,28 @@ static void after_fork(struct watch_ptrace *wp)
 		}
 		*t = (struct tracee){ .tid = t->tid, .tgid = t->tgid, .gen = t->gen,
 				      .holds = t->holds, .watched = true, .options_set = true,
-				      .forked = true };
+				      .forked = true, .reseize = true };
+		wp->nr_reseize++;
 	}
+	wp->reseize_until = g_get_monotonic_time() + RESEIZE_MAX_US;
 	g_queue_clear(&wp->unclaimed);
 	wp->nr_parked = 0;
 	/* The parent's thread and worker are not in this process. */
 	wp->w = NULL;
+}
+
+/* This process's tracer thread, started if it has none: 0 or -EAGAIN.
+ * Called with the lock held. */
+static int tracer_ready(struct watch_ptrace *wp)
+{
+	if (wp->w && wp->owner != getpid())
+		after_fork(wp);
+	if (!wp->w) {
+		wp->owner = getpid();
+		if (wp->req_fd < 0 || !(wp->w = worker_start("ptrace-watch", tracer_loop, wp)))
+			return -EAGAIN;
+	}
+	return 0;
 }
 
 /* Hands r to the tracer thread and waits for it to be done. */
@@ -698,14 +736,9 @@ static int call(struct watch_ptrace *wp, struct req *r)
 	uint64_t one = 1;
 
 	g_mutex_lock(&wp->lock);
-	if (wp->w && wp->owner != getpid())
-		after_fork(wp);
-	if (!wp->w) {
-		wp->owner = getpid();
-		if (wp->req_fd < 0 || !(wp->w = worker_start("ptrace-watch", tracer_loop, wp))) {
-			g_mutex_unlock(&wp->lock);
-			return -EAGAIN;
-		}
+	if (tracer_ready(wp) < 0) {
+		g_mutex_unlock(&wp->lock);
+		return -EAGAIN;
 	}
 	g_queue_push_tail(&wp->reqs, r);
 	if (write(wp->req_fd, &one, sizeof(one)) < 0)
@@ -792,7 +825,15 @@ static int wp_events(struct watch_source *ws, struct task_event *ev, unsigned ma
 
 static int wp_event_fd(struct watch_source *ws)
 {
-	return to_wp(ws)->event_fd;
+	struct watch_ptrace *wp = to_wp(ws);
+
+	/* The core's watcher asks first thing after daemonizing: the held
+	 * threads are seized again in this process at once. */
+	g_mutex_lock(&wp->lock);
+	if (wp->w && wp->owner != getpid() && tracer_ready(wp) < 0)
+		g_warning("ptrace watch: no tracer thread after the fork");
+	g_mutex_unlock(&wp->lock);
+	return wp->event_fd;
 }
 
 static void wp_stat(struct watch_source *ws, GString *out)
