@@ -639,6 +639,8 @@ static void seize_again(struct watch_ptrace *wp)
 			continue;	/* the earlier tracer has it yet */
 		wp->nr_reseize--;
 		t->reseize = false;
+		if (!err && t->freeze)
+			(void)ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);	/* asked meanwhile */
 		if (err)
 			g_message("thread %d could not be traced again: its children are not "
 				  "followed (%s)", t->tid, g_strerror(err));
