@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -32,6 +33,10 @@
 /* A stop whose SIGCHLD another thread took (one that does not block it) is
  * found this much later at the latest. */
 #define RESCAN_MS 100
+/* As the enforcement thread's (enforce/enforce_thread.c): the quota's
+ * stops and resumes are this thread's work now, and every fork of a
+ * member waits for it. */
+#define TRACER_NICE (-20)
 /* After a fork of the daemon, the held threads are seized again once the
  * parent (the earlier tracer) lets them go: tried this long at most. */
 #define RESEIZE_MAX_US (10 * G_USEC_PER_SEC)
@@ -660,6 +665,8 @@ static void tracer_loop(void *data, int stop_fd)
 	};
 	bool more = false;
 
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), TRACER_NICE) < 0)
+		g_debug("ptrace watch: nice %d: %s", TRACER_NICE, g_strerror(errno));
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = more ? 0 : g_hash_table_size(wp->by_tid) ? RESCAN_MS : -1;
