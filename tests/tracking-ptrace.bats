@@ -272,3 +272,30 @@ EOF
 	run readlink "/proc/$tracer/exe"
 	assert_output "$(readlink -f "$CGFUSED")"
 }
+
+# The kernel checks the writer's right to move a task first: another
+# user's debugged process is EACCES to a user who may not move it, never
+# EBUSY.
+@test "a user who may not move a debugged process gets EACCES, not EBUSY" {
+	local s t
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	chmod 755 "$CG_TMP"
+	cg_mount -o tracking=ptrace,allow_other
+	chown 1234 "$MNT/g/tasks" "$MNT/g/cgroup.procs"
+	cg_sleeper s
+	strace -qq -e trace=none -p "$s" >/dev/null 2>&1 3>&- &
+	t=$!
+	CG_HELPERS+=("$t")
+	cg_wait_for "/proc/$s/status" "^TracerPid:[[:space:]]*$t\$"
+	local file CG_AS=(setpriv --reuid=1234 --regid=1234 --clear-groups)
+	local CG_PYTHON=/usr/bin/python3	# one that user may run
+	for file in tasks cgroup.procs; do
+		run cg_write "$MNT/g/$file" "$s"
+		assert_output "$E_ACCES"
+	done
+	CG_AS=()
+	# Root may move it, but it is debugged.
+	run cg_write "$MNT/g/cgroup.procs" "$s"
+	assert_output "$E_BUSY"
+}

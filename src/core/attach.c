@@ -90,6 +90,34 @@ static struct prep_thread *prep_find(struct cg_attach_prep *p, pid_t tid)
 	return NULL;
 }
 
+/* A thread a debugger has cannot be held (-EBUSY from the facade's
+ * task-watch source); a writer who may not move it (may_move's rule, asked
+ * of the leader for a whole process) is told -EACCES, which the kernel
+ * checks first. */
+static void busy_or_denied(struct kfacade *kf, struct cg_attach_prep *p,
+			   const struct cg_cred *cred)
+{
+	struct task_origin o;
+	struct task_uids ids;
+	pid_t target = p->pid;
+	bool busy = false, denied;
+
+	for (guint i = 0; i < p->threads->len; i++)
+		busy |= g_array_index(p->threads, struct prep_thread, i).ret == -EBUSY;
+	if (!busy || cred->uid == 0)
+		return;
+	if (p->threadgroup && kf->ops->task_origin(kf, p->pid, &o) == 0)
+		target = o.tgid;
+	denied = kf->ops->task_uids(kf, target, &ids) == 0 && cred->uid != ids.uid &&
+		 cred->uid != ids.suid;
+	for (guint i = 0; denied && i < p->threads->len; i++) {
+		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
+
+		if (th->ret == -EBUSY)
+			th->ret = -EACCES;
+	}
+}
+
 struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bool threadgroup,
 					     const struct cg_cred *cred)
 {
@@ -130,6 +158,7 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 		if (th->ret == 0 && !first)
 			first = th;
 	}
+	busy_or_denied(kf, p, cred);
 	if (!first)
 		return p;
 	/* may_move() and may_manage(), about the threads they will ask about. */
