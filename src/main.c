@@ -166,7 +166,9 @@ static void usage(const char *prog)
 	       "                           cgfused.rules(5) (default %s; none: no rules)\n"
 	       "    -o max_depth=N         no group deeper than N below a hierarchy's root\n"
 	       "                           (default %u; mkdir past it: EAGAIN)\n"
-	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n\n",
+	       "    -o max_descendants=N   at most N groups in a hierarchy (default %u)\n"
+	       "    -o tracking=SOURCE     how forks, execs and exits are followed:\n"
+	       "                           connector (default) or ptrace\n\n",
 	       prog, DEFAULT_CONTROLLERS, STATE_DIR, CONF_DEFAULT_PATH, CGRULES_DEFAULT_PATH,
 	       CG_MAX_DEPTH_DEFAULT, CG_MAX_DESCENDANTS_DEFAULT);
 }
