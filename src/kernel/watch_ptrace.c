@@ -109,7 +109,7 @@ struct watch_ptrace {
 	unsigned nr_parked;
 	unsigned nr_reseize;
 	gint64 reseize_until;
-	unsigned gen;
+	unsigned gen;		/* the last tracee's */
 	int sig_fd;		/* signalfd: SIGCHLD */
 };
 
@@ -135,7 +135,7 @@ static struct tracee *tracee_add(struct watch_ptrace *wp, pid_t tid, pid_t tgid,
 	return t;
 }
 
-/* Called from the tracer thread, with the lock held or not. */
+/* The figure cgfused.stat shows; from the tracer thread, unlocked. */
 static void count_traced(struct watch_ptrace *wp)
 {
 	g_mutex_lock(&wp->lock);
