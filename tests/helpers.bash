@@ -66,13 +66,15 @@ cg_mount() {
 # for the daemon. Its state goes to $CG_TMP/<DIR's name>.state (not to the
 # machine's /var/lib/cgfused) unless the options name one; it reads no
 # config or rules (not the machine's /etc/cgfused.conf or .rules) unless
-# they name them.
+# they name them. CG_EXTRA_OPTS, when set, is one more -o for every daemon
+# (e.g. CG_EXTRA_OPTS=tracking=ptrace runs a file with that source).
 cg_mount_at() {
 	local mnt=$1 state=()
 	shift
 	[[ " $* " == *state=* ]] || state=(-o "state=$CG_TMP/${mnt##*/}.state")
 	[[ " $* " == *config=* ]] || state+=(-o config=none)	# not the machine's
 	[[ " $* " == *rules=* ]] || state+=(-o rules=none)	# nor its rules
+	[[ -z ${CG_EXTRA_OPTS:-} ]] || state+=(-o "$CG_EXTRA_OPTS")
 	"$CGFUSED" -f "${state[@]}" "$@" "$mnt" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
 	CG_PID=$!
 	CG_DAEMONS+=("$CG_PID")
@@ -233,18 +235,30 @@ time.sleep(1000)
 	cg_poll_until -x 4 cg_nthreads "$pid"
 }
 
-# cg_nthreads PID: how many threads the process has.
-cg_nthreads() {
-	local k v
-	while read -r k v; do
-		[[ $k == Threads: ]] && { echo "$v"; return 0; }
+# cg_status PID KEY: the first word of the KEY: line of /proc/PID/status.
+cg_status() {
+	local k v rest
+	while read -r k v rest; do
+		[[ $k == "$2:" ]] && { echo "$v"; return 0; }
 	done <"/proc/$1/status"
 	return 1
+}
+
+# cg_nthreads PID: how many threads the process has.
+cg_nthreads() {
+	cg_status "$1" Threads
 }
 
 # cg_tids PID: the thread ids of a process, ascending, one a line.
 cg_tids() {
 	ls "/proc/$1/task" | sort -n
+}
+
+# cg_watch_source [MNT]: the task-watch source the daemon on MNT (default
+# $MNT) follows tasks by (cgfused.stat's task_watch: connector, ptrace or
+# scan), for the tests where what the kernel lets each do differs.
+cg_watch_source() {
+	sed -n 's/^task_watch //p' "${1:-$MNT}/cgfused.stat"
 }
 
 # CG_AS: a command that cg_write and cg_op run their interpreter under
