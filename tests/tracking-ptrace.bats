@@ -1,7 +1,7 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # -o tracking=ptrace: forks, execs and exits followed by tracing every
-# managed thread (cgfused(8), TRACKING), on the host and in a PID namespace
+# managed thread (cgfused(8), TRACKING TASKS), on the host and in a PID namespace
 # without CAP_NET_ADMIN, where the proc connector cannot be had.
 
 load helpers
@@ -200,15 +200,16 @@ EOF
 }
 
 # In a PID namespace, without CAP_NET_ADMIN and CAP_SYS_NICE: the connector
-# is refused there; ptrace follows everything all the same.
+# is refused there (a forced one stops cgfused); auto takes ptrace, which
+# follows everything all the same.
 @test "in a PID namespace without CAP_NET_ADMIN, every kind of child stays in its group" {
 	cat >"$CG_TMP/inside.sh" <<'EOF'
 set -u
 mnt=$1 tmp=$2
-"$CGFUSED" -f -o state=none,config=none,rules=none "$mnt" >"$tmp/connector.log" 2>&1 3>&-
+"$CGFUSED" -f -o state=none,config=none,rules=none,tracking=connector "$mnt" \
+	>"$tmp/connector.log" 2>&1 3>&-
 echo "connector: $?"
-"$CGFUSED" -f -o state=none,config=none,rules=none,tracking=ptrace "$mnt" \
-	>"$tmp/ptrace.log" 2>&1 3>&- &
+"$CGFUSED" -f -o state=none,config=none,rules=none "$mnt" >"$tmp/ptrace.log" 2>&1 3>&- &
 for ((i = 0; i < 200; i++)); do
 	[[ -e $mnt/tasks ]] && break
 	sleep 0.05
@@ -249,6 +250,7 @@ clone-parent in group
 EOF
 	run grep -c 'proc connector' "$CG_TMP/connector.log"
 	assert_output 1
+	grep -q "tracking forks by ptrace: the proc connector is refused" "$CG_TMP/ptrace.log"
 }
 
 # Daemonizing forks after the state is replayed: the process that serves
