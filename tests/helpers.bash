@@ -188,14 +188,22 @@ cg_busy() {
 
 # cg_traceme GROUP VAR [--pass]: tests/helpers/traceme started in GROUP
 # (its PTRACE_TRACEME child is born there); VAR gets "PARENT CHILD" once
-# the child is traced by its parent.
+# the child is traced by its parent. With the ptrace source (cgfused on
+# $MNT traces the child from its birth) the child's PTRACE_TRACEME must
+# fail with EPERM: VAR gets "" then, nothing escapes.
 cg_traceme() {
 	local out=$CG_TMP/traceme.$RANDOM pid
-	(echo "$BASHPID" >"$1/cgroup.procs" && exec "$TRACEME" ${3:+"$3"}) >"$out" 2>&1 3>&- &
+	(echo "$BASHPID" >"$1/cgroup.procs" && exec "$TRACEME" ${3:+"$3"}) >"$out" 2>"$out.err" 3>&- &
 	pid=$!
 	CG_HELPERS+=("$pid")
 	cg_poll_until -m '^[0-9]+$' cat "$out" || return
 	CG_HELPERS+=("$(<"$out")")
+	if [[ $(cg_watch_source) == ptrace ]]; then
+		cg_poll_until -x "traceme: PTRACE_TRACEME: Operation not permitted" cat "$out.err" ||
+			return
+		printf -v "$2" ''
+		return
+	fi
 	cg_wait_for "/proc/$(<"$out")/status" "^TracerPid:[[:space:]]*$pid\$" || return
 	printf -v "$2" '%s %s' "$pid" "$(<"$out")"
 }

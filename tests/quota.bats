@@ -173,6 +173,7 @@ capped_busy() {
 	local tm p c s
 	echo 20000 >"$MNT/g/cpu.cfs_quota_us"
 	cg_traceme "$MNT/g" tm
+	[[ -n $tm ]] || return 0	# ptrace: no PTRACE_TRACEME (cg_traceme)
 	read -r p c <<<"$tm"
 	wait_throttled "$c"
 	s=$(share "$c" 3)
