@@ -66,13 +66,15 @@ cg_mount() {
 # for the daemon. Its state goes to $CG_TMP/<DIR's name>.state (not to the
 # machine's /var/lib/cgfused) unless the options name one; it reads no
 # config or rules (not the machine's /etc/cgfused.conf or .rules) unless
-# they name them.
+# they name them. CG_EXTRA_OPTS, when set, is one more -o for every daemon
+# (e.g. CG_EXTRA_OPTS=tracking=ptrace runs a file with that source).
 cg_mount_at() {
 	local mnt=$1 state=()
 	shift
 	[[ " $* " == *state=* ]] || state=(-o "state=$CG_TMP/${mnt##*/}.state")
 	[[ " $* " == *config=* ]] || state+=(-o config=none)	# not the machine's
 	[[ " $* " == *rules=* ]] || state+=(-o rules=none)	# nor its rules
+	[[ -z ${CG_EXTRA_OPTS:-} ]] || state+=(-o "$CG_EXTRA_OPTS")
 	"$CGFUSED" -f "${state[@]}" "$@" "$mnt" >>"$CG_TMP/cgfused.log" 2>&1 3>&- &
 	CG_PID=$!
 	CG_DAEMONS+=("$CG_PID")
@@ -186,14 +188,22 @@ cg_busy() {
 
 # cg_traceme GROUP VAR [--pass]: tests/helpers/traceme started in GROUP
 # (its PTRACE_TRACEME child is born there); VAR gets "PARENT CHILD" once
-# the child is traced by its parent.
+# the child is traced by its parent. With the ptrace source (cgfused on
+# $MNT traces the child from its birth) the child's PTRACE_TRACEME must
+# fail with EPERM: VAR gets "" then, nothing escapes.
 cg_traceme() {
 	local out=$CG_TMP/traceme.$RANDOM pid
-	(echo "$BASHPID" >"$1/cgroup.procs" && exec "$TRACEME" ${3:+"$3"}) >"$out" 2>&1 3>&- &
+	(echo "$BASHPID" >"$1/cgroup.procs" && exec "$TRACEME" ${3:+"$3"}) >"$out" 2>"$out.err" 3>&- &
 	pid=$!
 	CG_HELPERS+=("$pid")
 	cg_poll_until -m '^[0-9]+$' cat "$out" || return
 	CG_HELPERS+=("$(<"$out")")
+	if [[ $(cg_watch_source) == ptrace ]]; then
+		cg_poll_until -x "traceme: PTRACE_TRACEME: Operation not permitted" cat "$out.err" ||
+			return
+		printf -v "$2" ''
+		return
+	fi
 	cg_wait_for "/proc/$(<"$out")/status" "^TracerPid:[[:space:]]*$pid\$" || return
 	printf -v "$2" '%s %s' "$pid" "$(<"$out")"
 }
@@ -233,18 +243,30 @@ time.sleep(1000)
 	cg_poll_until -x 4 cg_nthreads "$pid"
 }
 
-# cg_nthreads PID: how many threads the process has.
-cg_nthreads() {
-	local k v
-	while read -r k v; do
-		[[ $k == Threads: ]] && { echo "$v"; return 0; }
+# cg_status PID KEY: the first word of the KEY: line of /proc/PID/status.
+cg_status() {
+	local k v rest
+	while read -r k v rest; do
+		[[ $k == "$2:" ]] && { echo "$v"; return 0; }
 	done <"/proc/$1/status"
 	return 1
+}
+
+# cg_nthreads PID: how many threads the process has.
+cg_nthreads() {
+	cg_status "$1" Threads
 }
 
 # cg_tids PID: the thread ids of a process, ascending, one a line.
 cg_tids() {
 	ls "/proc/$1/task" | sort -n
+}
+
+# cg_watch_source [MNT]: the task-watch source the daemon on MNT (default
+# $MNT) follows tasks by (cgfused.stat's task_watch: connector, ptrace or
+# scan), for the tests where what the kernel lets each do differs.
+cg_watch_source() {
+	sed -n 's/^task_watch //p' "${1:-$MNT}/cgfused.stat"
 }
 
 # CG_AS: a command that cg_write and cg_op run their interpreter under

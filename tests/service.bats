@@ -169,8 +169,9 @@ cg_as_user() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
 }
 
-# mount_as_user CAPS: with a usable /dev/fuse, as nobody with CAPS (setpriv
-# --inh-caps=CAPS --ambient-caps=CAPS), cgfused mounts on $MNT; nobody
+# mount_as_user CAPS [OPTIONS]: with a usable /dev/fuse, as nobody with CAPS
+# (setpriv --inh-caps=CAPS --ambient-caps=CAPS), cgfused mounts on $MNT
+# (with -o state=none,OPTIONS); nobody
 # makes a group there and reads it; output: its owner, its cpu.shares, and
 # the daemon's exit status. The daemon's stderr goes to $CG_TMP/stderr.
 mount_as_user() {
@@ -183,7 +184,7 @@ mount_as_user() {
 t=$1
 mount --bind "$t/fuse" /dev/fuse
 setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=$2 \
-	--ambient-caps=$2 "$CGFUSED" -f -o state=none "$t/mnt" 2>"$t/stderr" 3>&- &
+	--ambient-caps=$2 "$CGFUSED" -f -o state=none$3 "$t/mnt" 2>"$t/stderr" 3>&- &
 pid=$!
 for i in $(seq 200); do
 	grep -q serving "$t/stderr" && break
@@ -195,7 +196,7 @@ setpriv --reuid=65534 --regid=65534 --clear-groups sh -c "
 umount "$t/mnt" || umount -l "$t/mnt"
 wait $pid
 echo "exit $?"
-' _ "$CG_TMP" "$1"
+' _ "$CG_TMP" "$1" "${2:+,$2}"
 }
 
 @test "as a user with CAP_NET_ADMIN and a usable /dev/fuse it mounts a hierarchy the user owns" {
@@ -206,19 +207,30 @@ echo "exit $?"
 exit 0"
 	run cat "$CG_TMP/stderr"
 	assert_line --partial "no CAP_SYS_NICE and RLIMIT_NICE 0: nice values can only be raised"
-	refute_line --partial "proc connector"
+	refute_line --regexp "proc connector (is refused|does not deliver)"
 	assert_line "cgfused: tracking forks by the proc connector"
 }
 
-# The proc connector refuses it: forks are followed by the /proc scan.
-@test "as a user without CAP_NET_ADMIN it mounts too, following forks by the /proc scan" {
+# The proc connector refuses it: forks are followed by ptrace (no Yama
+# here: a user may trace its own tasks), or by the /proc scan when asked.
+@test "as a user without CAP_NET_ADMIN it mounts too, following forks by ptrace" {
 	run mount_as_user -all
 	assert_success
 	assert_output "65534
 1024
 exit 0"
 	run cat "$CG_TMP/stderr"
-	assert_line --partial "tracking forks by /proc scan every 50 ms: the proc connector is refused (Operation not permitted"
+	assert_line --partial "tracking forks by ptrace: the proc connector is refused (Operation not permitted"
+}
+
+@test "as a user without CAP_NET_ADMIN, tracking=scan follows forks by the /proc scan" {
+	run mount_as_user -all tracking=scan
+	assert_success
+	assert_output "65534
+1024
+exit 0"
+	run cat "$CG_TMP/stderr"
+	assert_line --partial "tracking forks by /proc scan every 50 ms"
 }
 
 # ---- mount(8) and fstab ----------------------------------------------------------

@@ -39,30 +39,57 @@ in_pid_ns() {
 	assert_success
 }
 
-@test "tracking=auto in a PID namespace without CAP_NET_ADMIN falls back to the scan" {
-	run in_pid_ns bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan
+@test "tracking=auto in a PID namespace without CAP_NET_ADMIN takes ptrace" {
+	run in_pid_ns bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" ptrace
 	cat "$CG_TMP/ns.log"
 	assert_success
 	assert_line "children, threads and a grandchild followed"
 	assert_line "exits left the group"
-	grep -q "tracking forks by /proc scan every 50 ms: the proc connector is refused" "$CG_TMP/ns.log"
+	grep -q "tracking forks by ptrace: the proc connector is refused" "$CG_TMP/ns.log"
 }
 
-@test "tracking=auto in a PID namespace as root: the connector's silence is found, the scan taken" {
-	run timeout -s KILL 120 unshare --pid --fork --kill-child --mount-proc \
-		bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan
+@test "tracking=scan in a PID namespace without CAP_NET_ADMIN: children follow, exits leave" {
+	run in_pid_ns bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan \
+		-o tracking=scan
 	cat "$CG_TMP/ns.log"
 	assert_success
-	grep -q "the proc connector does not deliver in this PID namespace" "$CG_TMP/ns.log"
+	assert_line "children, threads and a grandchild followed"
+	assert_line "exits left the group"
+	grep -q "tracking forks by /proc scan every 50 ms" "$CG_TMP/ns.log"
 }
 
-@test "tracking=auto in a user namespace (unshare -Urpfm): the connector is refused, the scan taken" {
+@test "tracking=auto in a PID namespace as root: the connector's silence is found, ptrace taken" {
+	run timeout -s KILL 120 unshare --pid --fork --kill-child --mount-proc \
+		bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" ptrace
+	cat "$CG_TMP/ns.log"
+	assert_success
+	grep -q "tracking forks by ptrace: the proc connector does not deliver in this PID namespace" \
+		"$CG_TMP/ns.log"
+}
+
+@test "tracking=auto in a user namespace (unshare -Urpfm): the connector is refused, ptrace taken" {
 	run timeout -s KILL 120 unshare -Urpfm --kill-child --mount-proc \
-		bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan
+		bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" ptrace
 	cat "$CG_TMP/ns.log"
 	assert_success
 	assert_line "exits left the group"
-	grep -q "the proc connector is refused (Operation not permitted" "$CG_TMP/ns.log"
+	grep -q "tracking forks by ptrace: the proc connector is refused (Operation not permitted" \
+		"$CG_TMP/ns.log"
+}
+
+@test "tracking=auto where nothing may be traced (seccomp fails ptrace): the scan taken" {
+	run timeout -s KILL 120 unshare --pid --fork --kill-child --mount-proc \
+		"$NO_PTRACE" bash "$TESTS_SRCDIR/tracking-ns.sh" "$CGFUSED" "$MNT" "$CG_TMP/ns.log" scan
+	cat "$CG_TMP/ns.log"
+	assert_success
+	grep -q "tracking forks by /proc scan every 50 ms: the proc connector does not deliver.*; a child of its own cannot be traced (Operation not permitted)" \
+		"$CG_TMP/ns.log"
+}
+
+@test "tracking=ptrace where nothing may be traced refuses to start, with one line" {
+	run -1 timeout -s KILL 60 "$NO_PTRACE" "$CGFUSED" -f \
+		-o state=none,config=none,rules=none,tracking=ptrace "$MNT"
+	assert_output "cgfused: tracking=ptrace cannot work here: a child of its own cannot be traced (Operation not permitted)"
 }
 
 @test "tracking=connector in a PID namespace refuses to start, with one line" {

@@ -271,10 +271,11 @@ ${state//\//-}.state"
 }
 
 @test "as a user namespace's root: a newcomer's flow works or is refused as documented" {
-	# Needs tracking without the proc connector (branch watch): the kernel
-	# hears no connector listener from a user namespace. No other user's
-	# task is in its PID namespace; its helpers die with the namespace
-	# (their PIDs are the namespace's, not the teardown's to kill).
+	# The kernel hears no connector listener from a user namespace: auto
+	# follows forks by ptrace there (the flow's child must follow). No
+	# other user's task is in its PID namespace; its helpers die with the
+	# namespace (their PIDs are the namespace's, not the teardown's to
+	# kill).
 	PIDFILE=$CG_TMP/ns-helpers.pid OTHER=
 	export_flow
 	run unshare -Urpfm --mount-proc bash -c '
@@ -290,4 +291,5 @@ exit $st'
 	# The flow's PIDs are the namespace's: its sleeper is the one it listed.
 	local want=${newcomer_expected/@PID@/$(head -1 "$PIDFILE")}
 	assert_output "${want/$'\n'other $E_ACCES/}"
+	grep -q "tracking forks by ptrace: the proc connector is refused" "$CG_TMP/cgfused.log"
 }

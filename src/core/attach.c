@@ -32,6 +32,11 @@ struct prep_thread {
 	uint64_t charged_proc_ns;	/* a tracked task's, when copied */
 	bool read;			/* now holds its figures */
 	struct task_cputime now;
+	/* A tracked thread whose identity is closed (task->unwatched),
+	 * opened again here for a move into a group; and one whose identity
+	 * the move to the root closes once the lock is let go. */
+	bool unwatched, reopened, to_close;
+	struct task_ident reopen;
 };
 
 /* What cgroup_attach_prepare() found. cgroup_attach() checks that it still
@@ -68,6 +73,7 @@ static void prep_copy_tracked(struct cg_core *core, struct cg_attach_prep *p)
 		if (t) {
 			th->ident = t->ident;
 			th->charged_proc_ns = t->charged_proc_ns;
+			th->unwatched = t->unwatched;
 		}
 	}
 	cg_read_unlock(&core->lock, slot);
@@ -83,6 +89,34 @@ static struct prep_thread *prep_find(struct cg_attach_prep *p, pid_t tid)
 			return th;
 	}
 	return NULL;
+}
+
+/* A thread a debugger has cannot be held (-EBUSY from the facade's
+ * task-watch source); a writer who may not move it (may_move's rule, asked
+ * of the leader for a whole process) is told -EACCES, which the kernel
+ * checks first. */
+static void busy_or_denied(struct kfacade *kf, struct cg_attach_prep *p,
+			   const struct cg_cred *cred)
+{
+	struct task_origin o;
+	struct task_uids ids;
+	pid_t target = p->pid;
+	bool busy = false, denied;
+
+	for (guint i = 0; i < p->threads->len; i++)
+		busy |= g_array_index(p->threads, struct prep_thread, i).ret == -EBUSY;
+	if (!busy || cred->uid == 0)
+		return;
+	if (p->threadgroup && kf->ops->task_origin(kf, p->pid, &o) == 0)
+		target = o.tgid;
+	denied = kf->ops->task_uids(kf, target, &ids) == 0 && cred->uid != ids.uid &&
+		 cred->uid != ids.suid;
+	for (guint i = 0; denied && i < p->threads->len; i++) {
+		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
+
+		if (th->ret == -EBUSY)
+			th->ret = -EACCES;
+	}
 }
 
 struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bool threadgroup,
@@ -119,6 +153,8 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 			th->ret = task_read_new(kf, th->tid, &th->ident, &th->proc_ns, &th->now);
 			th->own = th->read = th->ret == 0;
 		} else {			/* tracked: as task_account() */
+			if (th->unwatched)
+				th->reopened = kf->ops->task_open(kf, th->tid, &th->reopen) == 0;
 			if (kf->ops->process_cputime(kf, th->ident.tgid, &th->proc_ns) < 0)
 				th->proc_ns = UINT64_MAX;
 			if (th->proc_ns == UINT64_MAX || th->proc_ns != th->charged_proc_ns)
@@ -128,6 +164,7 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 		if (th->ret == 0 && !first)
 			first = th;
 	}
+	busy_or_denied(kf, p, cred);
 	if (!first)
 		return p;
 	/* may_move() and may_manage(), about the threads they will ask about. */
@@ -151,6 +188,10 @@ void cgroup_attach_prep_free(struct cg_attach_prep *p)
 		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
 
 		if (th->own)
+			p->kf->ops->task_close(p->kf, &th->ident);
+		if (th->reopened)
+			p->kf->ops->task_close(p->kf, &th->reopen);
+		if (th->to_close)
 			p->kf->ops->task_close(p->kf, &th->ident);
 	}
 	g_array_unref(p->threads);
@@ -209,13 +250,40 @@ static void account(struct cg_core *core, struct task *t, const struct prep_thre
 }
 
 static void move_task(struct cg_core *core, struct task *t, struct cgroup *dst,
-		      const struct prep_thread *th)
+		      struct prep_thread *th)
 {
 	struct css_set *cset = css_set_for_move(core, t->cset, dst);
 
 	account(core, t, th);
 	task_set_css_set(core, t, cset);
 	put_css_set(core, cset);
+	/* Back in the root: closed after the unlock (th's identity is t's). */
+	if (cset == core->init_css_set && !t->unwatched && th && th->ident.ino == t->ident.ino) {
+		t->unwatched = th->to_close = true;
+	}
+}
+
+/* A task in the root whose identity is closed, about to move into a group:
+ * opened again, by the prepare (th) or, if it moved to the root since,
+ * here (as commit_get's task_get). */
+static int rewatch(struct cg_core *core, struct task *t, struct prep_thread *th)
+{
+	struct task_ident id;
+	int ret;
+
+	if (th && th->reopened && th->reopen.ino == t->ident.ino) {
+		th->reopened = false;	/* the task's now */
+		t->unwatched = false;
+		return 0;
+	}
+	ret = core->kf->ops->task_open(core->kf, t->tid, &id);
+	if (ret == 0 && id.ino != t->ident.ino) {
+		core->kf->ops->task_close(core->kf, &id);
+		ret = -ESRCH;
+	}
+	if (ret == 0)
+		t->unwatched = false;
+	return ret;
 }
 
 /* Whether every controller of dst's hierarchy takes n tasks in (the css
@@ -321,6 +389,13 @@ int cgroup_attach(struct cgroup *dst, struct cg_attach_prep *p, const struct cg_
 
 	if (ret == 0)
 		ret = can_attach(dst, tasks->len);
+	/* Into a group: every task there is watched (a debugger's: -EBUSY). */
+	for (guint i = 0; ret == 0 && dst->parent && i < tasks->len; i++) {
+		struct task *t = g_ptr_array_index(tasks, i);
+
+		if (t->unwatched)
+			ret = rewatch(core, t, g_ptr_array_index(preps, i));
+	}
 
 	if (ret == 0) {
 		for (guint i = 0; i < tasks->len; i++)

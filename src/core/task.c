@@ -132,7 +132,8 @@ void task_drop(struct cg_core *core, struct task *t)
 	list_del(&t->cg_list);
 	task_migrate(core, t, t->cset, NULL);
 	put_css_set(core, t->cset);
-	core->kf->ops->task_close(core->kf, &t->ident);
+	if (!t->unwatched)
+		core->kf->ops->task_close(core->kf, &t->ident);
 	slab_free(&core->task_pool, t);
 }
 

@@ -28,6 +28,10 @@ struct task {
 	 * parent: killed, its exit report to come. Set only while the task
 	 * is in init_css_set, before it joins its parent's groups. */
 	bool dying;
+	/* Moved back to the root: its identity is closed (the facade's
+	 * task-watch source lets it go, so that a debugger can trace it) and
+	 * opened again when it moves into a group (core/attach.c). */
+	bool unwatched;
 	struct task_ident ident;
 	struct css_set *cset;
 	struct list_head cg_list;	/* our node in cset->tasks */

@@ -48,7 +48,7 @@ static int linux_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 	int ret = thread_ident(tid, &id->ino, &id->tgid);
 
 	if (ret == 0 && ws->ops->hold)
-		ws->ops->hold(ws, tid, id);
+		ret = ws->ops->hold(ws, tid, id);
 	return ret;
 }
 

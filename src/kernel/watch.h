@@ -36,8 +36,10 @@ struct watch_source_ops {
 	 * and its task_close() of that identity: counted, so a thread opened
 	 * twice is let go at its second close. A source that needs to know
 	 * which threads to follow (ptrace, scan) follows the held ones and
-	 * their children. May be NULL. */
-	void (*hold)(struct watch_source *ws, pid_t tid, const struct task_ident *id);
+	 * their children. May be NULL. hold() returns 0 or -errno, which
+	 * task_open() then returns: -EBUSY for a thread another tracer has
+	 * (a debugger), which the ptrace source cannot follow. */
+	int (*hold)(struct watch_source *ws, pid_t tid, const struct task_ident *id);
 	void (*release)(struct watch_source *ws, const struct task_ident *id);
 	/* The freezer's ptrace lever, for a source that itself traces threads
 	 * (a thread has one tracer, so every ptrace of the daemon must then go

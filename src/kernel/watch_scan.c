@@ -336,7 +336,7 @@ static int scan_event_fd(struct watch_source *ws)
 	return to_scan(ws)->tfd;
 }
 
-static void scan_hold(struct watch_source *ws, pid_t tid, const struct task_ident *id)
+static int scan_hold(struct watch_source *ws, pid_t tid, const struct task_ident *id)
 {
 	struct watch_scan *s = to_scan(ws);
 	struct held *h;
@@ -353,6 +353,7 @@ static void scan_hold(struct watch_source *ws, pid_t tid, const struct task_iden
 	}
 	h->refs++;
 	g_mutex_unlock(&s->lock);
+	return 0;
 }
 
 /* Called under the core lock: no system call (the handle is closed by the

@@ -3,6 +3,7 @@
 #include "kernel/watch_sources.h"
 
 #include "kernel/thread_ident.h"
+#include "kernel/watch_ptrace.h"
 #include "kernel/watch_scan.h"
 
 #include <errno.h>
@@ -61,10 +62,12 @@ struct watch_source *watch_choose(enum watch_mode mode, const struct watch_candi
 	return ws;
 }
 
-/* Best first. The ptrace source goes between the two:
- *	{ WATCH_PTRACE, "ptrace", watch_ptrace_new, "..." }, */
+/* Best first. */
 static const struct watch_candidate sources[] = {
 	{ WATCH_CONNECTOR, "the proc connector", watch_connector_new, NULL },
+	{ WATCH_PTRACE, "ptrace", watch_ptrace_new,
+	  "a debugger cannot attach to a member (moving a debugged process fails with "
+	  "EBUSY), and every fork, exec and exit of a member stops it briefly" },
 	{ WATCH_SCAN, "/proc scan every " G_STRINGIFY(WATCH_SCAN_MS) " ms", watch_scan_default_new,
 	  "children that exit within a scan, or whose parent exits first, are not seen" },
 };

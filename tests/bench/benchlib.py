@@ -349,12 +349,13 @@ class Cgfused:
         return self.mnt is not None and os.path.ismount(self.mnt)
 
     def stat(self):
-        """cgfused.stat's figures as a dict of numbers (not its one name,
-        lock_write_hold_max_site)."""
+        """cgfused.stat's figures as a dict of numbers (not its names,
+        such as lock_write_hold_max_site, nor lines of more than one
+        value, such as nice_range)."""
         values = {}
         with open(f"{self.mnt}/cgfused.stat") as f:
             for line in f:
-                key, value = line.split()
+                key, _, value = line.strip().partition(" ")
                 try:
                     values[key] = float(value)
                 except ValueError:

@@ -2,13 +2,15 @@
 /* track-bench: what following forks and execs costs a managed process, for
  * run-tracking-bench.
  *
- *   track-bench fork|exec N [TASKS_FILE...]
+ *   track-bench fork|exec|thread N [TASKS_FILE...]
  *   track-bench storm N THREADS LIFE_MS [TASKS_FILE...]
  *
  * Writes its PID to each TASKS_FILE first (the groups it runs in), then:
  *   fork   N times fork(), the child _exit(0)s, waitpid(): prints the
  *          times (us), one a line;
  *   exec   the same with the child exec'ing /bin/true;
+ *   thread N times pthread_create() of a thread that returns at once,
+ *          pthread_join(): the times likewise;
  *   storm  forks N children and starts THREADS threads as fast as it can;
  *          each lives LIFE_MS then ends. Prints "pid ID" / "tid ID" lines as
  *          soon as each is made (unbuffered), then "done" once all ended.
@@ -64,6 +66,25 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
+static void *thread_return(void *arg)
+{
+	return arg;
+}
+
+static int thread_loop(int n)
+{
+	for (int i = 0; i < n; i++) {
+		long long t0 = now_ns();
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, thread_return, NULL) != 0)
+			return 2;
+		pthread_join(t, NULL);
+		printf("%lld\n", (now_ns() - t0) / 1000);
+	}
+	return 0;
+}
+
 static int loop(int n, int exec)
 {
 	for (int i = 0; i < n; i++) {
@@ -116,7 +137,7 @@ int main(int argc, char **argv)
 	int first = 3;
 
 	if (argc < 3 || (strcmp(argv[1], "storm") == 0 && argc < 5)) {
-		fprintf(stderr, "usage: track-bench fork|exec N [TASKS_FILE...]\n"
+		fprintf(stderr, "usage: track-bench fork|exec|thread N [TASKS_FILE...]\n"
 			"       track-bench storm N THREADS LIFE_MS [TASKS_FILE...]\n");
 		return 2;
 	}
@@ -129,6 +150,8 @@ int main(int argc, char **argv)
 			return 2;
 	if (strcmp(argv[1], "fork") == 0 || strcmp(argv[1], "exec") == 0)
 		return loop(atoi(argv[2]), strcmp(argv[1], "exec") == 0);
+	if (strcmp(argv[1], "thread") == 0)
+		return thread_loop(atoi(argv[2]));
 	if (strcmp(argv[1], "storm") == 0)
 		return storm(atoi(argv[2]), atoi(argv[3]));
 	return 2;

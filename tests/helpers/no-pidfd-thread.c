@@ -7,34 +7,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
-#include <unistd.h>
+
+#include "seccomp-exec.h"
 
 #ifndef PIDFD_THREAD
 #define PIDFD_THREAD O_EXCL
 #endif
 
-#if defined(__x86_64__)
-#define ARCH AUDIT_ARCH_X86_64
-#elif defined(__aarch64__)
-#define ARCH AUDIT_ARCH_AARCH64
-#else
-#error "no seccomp arch for this machine"
-#endif
-
 int main(int argc, char **argv)
 {
 	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		SECCOMP_LOAD_NR,
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_pidfd_open, 1, 0),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		/* flags, the low 32 bits of the second argument */
@@ -43,18 +27,7 @@ int main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
-	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: no-pidfd-thread COMMAND [ARGS...]\n");
-		return 1;
-	}
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
-	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0) {
-		perror("no-pidfd-thread: seccomp");
-		return 1;
-	}
-	execvp(argv[1], argv + 1);
-	perror("no-pidfd-thread: exec");
-	return 1;
+	return seccomp_exec("no-pidfd-thread", filter, sizeof(filter) / sizeof(filter[0]), argc,
+			    argv);
 }

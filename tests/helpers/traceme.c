@@ -26,8 +26,10 @@ int main(int argc, char **argv)
 		return 1;
 	if (child == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0)
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0) < 0) {
+			perror("traceme: PTRACE_TRACEME");
 			_exit(1);
+		}
 		for (;;)
 			;
 	}

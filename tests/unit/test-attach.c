@@ -558,7 +558,9 @@ static void test_pid_reuse(void)
 /* ---- back to the root --------------------------------------------------- */
 
 /* A task moved back to the root frees its css_set but stays tracked (in
- * init_css_set) until it exits, so that moving it again is cheap. */
+ * init_css_set) until it exits, so that moving it again is cheap; its
+ * identity is closed there (a task-watch source lets it go), and opened
+ * again when it moves into a group. */
 static void test_move_back_frees(void)
 {
 	struct env e;
@@ -570,11 +572,14 @@ static void test_move_back_frees(void)
 	wr_ok(&e, a, "tasks", "200");
 	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 200), ==, 1);
 	wr_ok(&e, e.top[0], "tasks", "200");
-	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 200), ==, 1);
+	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 200), ==, 0);
 	g_assert_cmpuint(nr_tasks(&e), ==, 1);
 	g_assert_cmpuint(nr_css_sets(&e), ==, 1);
 	g_assert_true(lists(&e, e.top[0], "tasks", 200));
 	assert_content(&e, a, "tasks", "");
+	wr_ok(&e, a, "tasks", "200");
+	g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 200), ==, 1);
+	g_assert_cmpuint(nr_tasks(&e), ==, 1);
 	env_teardown(&e);
 }
 
@@ -618,10 +623,11 @@ static void test_root_procs_partly_tracked(void)
 	wr_ok(&e, a, "tasks", "101");
 	wr_ok(&e, e.top[0], "cgroup.procs", "100");
 	assert_content(&e, a, "tasks", "");
-	/* 101 stays tracked (until it exits); 100 and 102 never were. */
+	/* 101 stays tracked (until it exits), its identity closed; 100 and
+	 * 102 never were. */
 	EXPECT_INT(nr_tasks(&e), 1, "%s", "tracked tasks");
-	EXPECT_INT(fake_kf_open_count(e.fk), 1, "%s", "open identities");
-	EXPECT_INT(fake_kf_open_count_tid(e.fk, 101), 1, "%s", "101's identity");
+	EXPECT_INT(fake_kf_open_count(e.fk), 0, "%s", "open identities");
+	EXPECT_INT(fake_kf_open_count_tid(e.fk, 101), 0, "%s", "101's identity");
 	env_teardown(&e);
 }
 
@@ -970,7 +976,7 @@ static void check_invariants(struct env *e)
 	struct task *t;
 	struct css_set *cset;
 	struct cgroup *cgrp;
-	guint listed = 0, threads = 0;
+	guint listed = 0, threads = 0, watched = 0;
 	GHashTable *procs = g_hash_table_new(NULL, NULL);
 	GArray *arr;
 
@@ -1026,7 +1032,10 @@ static void check_invariants(struct env *e)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&cgrp))
 		for (GList *l = cgrp->csets.head; l; l = l->next)
 			g_assert_true(g_hash_table_lookup(core->css_sets, l->data) == l->data);
-	g_assert_cmpuint(fake_kf_open_count(e->fk), ==, tidmap_size(&core->tasks));
+	/* Every tracked task's identity is open, but those back in the root. */
+	for (guint pos = 0; (t = tidmap_next(&core->tasks, &pos));)
+		watched += !t->unwatched;
+	g_assert_cmpuint(fake_kf_open_count(e->fk), ==, watched);
 	/* init_css_set is always there, with or without tasks. */
 	g_hash_table_add(distinct, core->init_css_set);
 	g_assert_cmpuint(g_hash_table_size(core->css_sets), ==, g_hash_table_size(distinct));
