@@ -189,6 +189,34 @@ nobody  cpu  /deleg
 	assert_output "cgfused: $RULES:1: no such user"
 }
 
+@test "a rules file below a directory others may write, anywhere on its path, is refused unless that one is sticky" {
+	local p=$CG_TMP/p d=$CG_TMP/p/d q
+	mkdir -m 0755 "$p" "$d"
+	RULES=$d/rules
+	rules "*:$CMD  cpu  /a"
+	# Not sticky: whoever may write p may swap d for a directory of their own.
+	chmod 0757 "$p"
+	CG_MOUNTS+=("$MNT")	# unmounted in teardown if it was mounted after all
+	run --separate-stderr timeout -k 5 10 "$CGFUSED" -f -o config=none -o state=none \
+		-o "rules=$RULES" "$MNT" 3>&-
+	assert_equal "$status" 1
+	assert_equal "$stderr" "cgfused: a directory on the path of $RULES, $p, is writable by others: chmod go-w it, or choose another with -o rules=FILE"
+	refute cg_is_mounted "$MNT"
+	# Sticky (like /tmp), above the file or as its own directory: accepted.
+	chmod 1777 "$p" "$d"
+	cg_mount -o "rules=$RULES"
+	mkdir "$MNT/a" "$MNT/b"
+	start q
+	cg_placed "$q" "$MNT/a/cgroup.procs"
+	# Made unsafe while running: a reload is refused, the rules before stay.
+	rules "*:$CMD  cpu  /b"
+	chmod 0757 "$p"
+	kill -HUP "$CG_PID"
+	wait_log "rules: a directory on the path of $RULES, $p, is writable by others: chmod go-w it, or choose another with -o rules=FILE; the rules before stay"
+	start q
+	cg_placed "$q" "$MNT/a/cgroup.procs"
+}
+
 @test "a destination that does not exist: said once, then counted; the process stays" {
 	# A second command, placed by its own rule: once it is, every exec
 	# before it was taken (they are taken in order).

@@ -163,6 +163,26 @@ cpuset.cpus=4096'
 	refused "cannot read config $CONF: No such file or directory"
 }
 
+@test "a config below a directory others may write, anywhere on its path, is refused unless that one is sticky" {
+	local p=$CG_TMP/p d=$CG_TMP/p/d
+	mkdir -m 0755 "$p" "$d"
+	CONF=$d/cgfused.conf
+	conf '[/a]'
+	# Not sticky: whoever may write p may swap d for a directory of their own.
+	chmod 0757 "$p"
+	refused "cgfused: a directory on the path of $CONF, $p, is writable by others: chmod go-w it, or choose another with -o config=FILE"
+	chmod 0775 "$p"
+	refused "$CONF, $p, is writable by its group:"
+	chmod 0755 "$p"
+	chown nobody "$p"
+	refused "$CONF, $p, belongs to uid $(id -u nobody), neither root nor this daemon's user"
+	chown root "$p"
+	# Sticky (like /tmp), above the file or as its own directory: accepted.
+	chmod 1777 "$p" "$d"
+	cg_mount -o "state=$STATE" -o "config=$CONF"
+	[ -d "$MNT/a" ]
+}
+
 @test "the state wins for what it has; a group removed at runtime comes back at mount" {
 	conf '[/a]
 cpu.shares=2048

@@ -358,25 +358,25 @@ EOF
 	local p=$CG_TMP/p d=$CG_TMP/p/d
 	mkdir -m 0700 "$p" "$d"
 	chmod 0770 "$d"
-	refused "$d/s.state" "state directory $d is writable by its group"
+	refused "$d/s.state" "a directory on the path of $d/s.state, $d, is writable by its group:"
 	chmod 0702 "$d"
-	refused "$d/s.state" "state directory $d is writable by others"
+	refused "$d/s.state" "a directory on the path of $d/s.state, $d, is writable by others"
 	chmod 1777 "$d"		# sticky is not enough for the state's own directory
-	refused "$d/s.state" "state directory $d is writable by its group and others"
+	refused "$d/s.state" "a directory on the path of $d/s.state, $d, is writable by its group and others"
 	chmod 0700 "$d"
 	chown nobody "$d"
-	refused "$d/s.state" "state directory $d belongs to uid $(id -u nobody)"
+	refused "$d/s.state" "a directory on the path of $d/s.state, $d, belongs to uid $(id -u nobody)"
 	chown root "$d"
 	chmod 0775 "$p"
-	refused "$d/s.state" "state directory $p is writable by its group"
+	refused "$d/s.state" "a directory on the path of $d/s.state, $p, is writable by its group:"
 	chown nobody "$p"
 	chmod 0755 "$p"
-	refused "$d/s.state" "state directory $p belongs to uid $(id -u nobody)"
+	refused "$d/s.state" "a directory on the path of $d/s.state, $p, belongs to uid $(id -u nobody)"
 	chown root "$p"
 	# A link to the directory is followed, and what it leads to checked.
 	chmod 0757 "$p"
 	ln -s "$d" "$CG_TMP/link"
-	refused "$CG_TMP/link/s.state" "state directory $p is writable by others"
+	refused "$CG_TMP/link/s.state" "a directory on the path of $CG_TMP/link/s.state, $p, is writable by others"
 	[ ! -e "$d/s.state" ] && [ ! -e "$d/s.state.log" ]
 	# Above the state's own directory, a sticky one (like /tmp) is fine.
 	chmod 1777 "$p"

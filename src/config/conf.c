@@ -2,6 +2,8 @@
 /* Reading and parsing the config file (see config/conf.h). */
 #include "config/conf.h"
 
+#include "lib/dirpath.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -306,15 +308,15 @@ struct conf *conf_parse(const char *path, const char *text, gsize len, GError **
 	return conf;
 }
 
-/* root's, or the daemon user's, writable by nobody else; a directory may
- * be writable by all if sticky. The reason if not. */
-static const char *stat_problem(const struct stat *st, bool dir)
+/* root's, or the daemon user's, a regular file writable by nobody else.
+ * The reason if not. */
+static const char *stat_problem(const struct stat *st)
 {
 	if (st->st_uid != 0 && st->st_uid != geteuid())
 		return "it belongs to another user";
-	if (dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
-		return dir ? "it is not a directory" : "it is not a regular file";
-	if ((st->st_mode & 022) && !(dir && (st->st_mode & S_ISVTX)))
+	if (!S_ISREG(st->st_mode))
+		return "it is not a regular file";
+	if (st->st_mode & 022)
 		return "it is writable by its group or others";
 	return NULL;
 }
@@ -331,7 +333,7 @@ static int open_checked(int dfd, const char *name, const char **why)
 		e = errno;
 	else if (S_ISLNK(st.st_mode))
 		*why = "it is a symbolic link (name the file itself)";
-	else if (!(*why = stat_problem(&st, false)) && st.st_size > CONF_MAX_SIZE)
+	else if (!(*why = stat_problem(&st)) && st.st_size > CONF_MAX_SIZE)
 		*why = "it is larger than 1 MiB";
 	else if (!*why && ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NOCTTY |
 					 O_CLOEXEC)) < 0 || fstat(fd, &again) < 0))
@@ -347,21 +349,22 @@ static int open_checked(int dfd, const char *name, const char **why)
 }
 
 /* A config may set a release_agent, which runs as root: whoever could
- * write it (or its directory) could run anything as root. */
+ * write it (or a directory on its path) could run anything as root. */
 char *conf_read_checked(const char *path, const char *kind, gsize *len, GError **err)
 {
-	char *dir = g_path_get_dirname(path), *name = g_path_get_basename(path), *text = NULL;
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = -1, e = 0;
-	const char *why = NULL, *what = path;
+	char *name = g_path_get_basename(path), *text = NULL, *dir = NULL;
+	char *option = g_strdup_printf("-o %s=FILE", kind);
+	int dfd = dirpath_open(path, true, option, &dir, err), fd = -1, e = 0;
+	const char *why = NULL;
 	struct stat st;
 	ssize_t n = 0;
 
-	if (dfd < 0 || fstat(dfd, &st) < 0) {
-		e = errno;
-		what = dir;
-	} else if ((why = stat_problem(&st, true))) {
-		what = dir;
-	} else if ((fd = open_checked(dfd, name, &why)) < 0 || fstat(fd, &st) < 0) {
+	g_free(option);
+	if (dfd < 0) {
+		g_free(name);
+		return NULL;
+	}
+	if ((fd = open_checked(dfd, name, &why)) < 0 || fstat(fd, &st) < 0) {
 		e = why ? 0 : errno;
 	} else {
 		text = g_malloc((gsize)st.st_size + 1);
@@ -373,14 +376,13 @@ char *conf_read_checked(const char *path, const char *kind, gsize *len, GError *
 	}
 	if (why)
 		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_PERM,
-			    "%s %s refused: %s", kind, what, why);
+			    "%s %s refused: %s", kind, path, why);
 	else if (e)
 		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
-			    "cannot read %s %s: %s", kind, what, g_strerror(e));
+			    "cannot read %s %s: %s", kind, path, g_strerror(e));
 	if (fd >= 0)
 		close(fd);
-	if (dfd >= 0)
-		close(dfd);
+	close(dfd);
 	g_free(name);
 	g_free(dir);
 	if (why || e)

@@ -57,7 +57,8 @@ struct conf *conf_parse(const char *path, const char *text, gsize len, GError **
 
 /* Reads path and parses it, after checking it as the state's files are
  * (not a link, a regular file of root or the daemon's user, writable by
- * nobody else, in a directory the same). NULL and err on refusal; a
+ * nobody else, in a directory checked with every one above it as
+ * lib/dirpath.h says). NULL and err on refusal; a
  * missing file: G_FILE_ERROR_NOENT. */
 struct conf *conf_load(const char *path, GError **err);
 

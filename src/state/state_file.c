@@ -3,9 +3,10 @@
  * are in state_file.h). */
 #include "state/state_file.h"
 
+#include "lib/dirpath.h"
+
 #include <errno.h>
 #include <fcntl.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,85 +19,10 @@ static bool owner_ok(const struct stat *st)
 	return st->st_uid == 0 || st->st_uid == geteuid();
 }
 
-/* The directory just opened as fd, at path; last: the state's own one. */
-static bool dir_ok(int fd, const char *path, bool last, GError **err)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0) {
-		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno),
-			    "cannot use state directory %s: %s", path, g_strerror(errno));
-		return false;
-	}
-	if (!owner_ok(&st)) {
-		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_PERM, "state directory %s belongs "
-			    "to uid %u, neither root nor this daemon's user (uid %u): choose "
-			    "another with -o state=FILE", path, st.st_uid, geteuid());
-		return false;
-	}
-	if ((st.st_mode & 022) && (last || !(st.st_mode & S_ISVTX))) {
-		g_set_error(err, G_FILE_ERROR, G_FILE_ERROR_PERM, "state directory %s is "
-			    "writable by %s: chmod go-w it, or choose another with -o state=FILE",
-			    path, (st.st_mode & 022) == 022 ? "its group and others" :
-			    st.st_mode & 020 ? "its group" : "others");
-		return false;
-	}
-	return true;
-}
-
 bool state_dir_open(struct state_dir *dir, const char *file, GError **err)
 {
-	char *parent = g_path_get_dirname(file);
-	char *real = realpath(parent, NULL);
-	char **parts;
-	GString *at;
-	int fd, next, e;
-
-	dir->fd = -1;
-	dir->path = NULL;
-	if (!real) {
-		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(errno),
-			    "cannot use state directory %s: %s", parent, g_strerror(errno));
-		g_free(parent);
-		return false;
-	}
-	g_free(parent);
-	/* From / down, each step through the descriptor of the one above:
-	 * what is checked is what is opened. */
-	fd = open("/", (real[1] ? O_PATH : O_RDONLY) | O_DIRECTORY | O_CLOEXEC);
-	e = errno;
-	at = g_string_new("/");
-	parts = g_strsplit(real + 1, "/", -1);
-	for (char **p = parts; fd >= 0; p++) {
-		if (!dir_ok(fd, at->str, !*p, err)) {
-			close(fd);
-			fd = -1;
-			break;
-		}
-		if (!*p)
-			break;	/* the state's own directory */
-		if (at->len > 1)
-			g_string_append_c(at, '/');
-		g_string_append(at, *p);
-		next = openat(fd, *p, (p[1] ? O_PATH : O_RDONLY) | O_DIRECTORY | O_NOFOLLOW |
-			      O_CLOEXEC);
-		e = errno;
-		close(fd);
-		fd = next;
-	}
-	if (fd < 0 && err && !*err)
-		g_set_error(err, G_FILE_ERROR, g_file_error_from_errno(e),
-			    "cannot use state directory %s: %s", at->str, g_strerror(e));
-	g_strfreev(parts);
-	g_string_free(at, TRUE);
-	if (fd < 0) {
-		free(real);
-		return false;
-	}
-	dir->fd = fd;
-	dir->path = g_strdup(real);
-	free(real);
-	return true;
+	dir->fd = dirpath_open(file, false, "-o state=FILE", &dir->path, err);
+	return dir->fd >= 0;
 }
 
 void state_dir_close(struct state_dir *dir)

@@ -5,10 +5,9 @@
  * truncates them, so a link or a wrong -o state= must not make it destroy
  * another file. The rules, like ssh's StrictModes:
  *
- * - the directory of FILE (symbolic links resolved) must belong to root or
- *   to the daemon's user and be writable by nobody else (group and others
- *   not); each directory above it the same, except that a sticky one may
- *   be writable by all (/tmp: nobody can rename or remove what is ours);
+ * - the directory of FILE and every one above it are checked as
+ *   lib/dirpath.h says, FILE's own directory not writable by others even
+ *   if sticky (the state's files are made there);
  * - FILE and FILE.log, if they exist, must be regular files, not symbolic
  *   links, with one link, belong to root or to the daemon's user, be
  *   writable by nobody else, and start with a whole cgfused header line;

@@ -169,6 +169,7 @@ static void test_load(void)
 	char *open_ = g_build_filename(dir, "open", NULL), *other = g_build_filename(dir, "other", NULL);
 	char *missing = g_build_filename(dir, "missing", NULL);
 	GError *err = NULL;
+	char *dir_why;
 	struct cgrules *r;
 
 	g_assert_nonnull(dir);
@@ -189,9 +190,16 @@ static void test_load(void)
 	g_assert_null(cgrules_load(missing, &err));
 	g_assert_error(err, G_FILE_ERROR, G_FILE_ERROR_NOENT);
 	g_clear_error(&err);
-	/* The directory is checked too. */
+	/* The directory is checked too, with every one above it (lib/dirpath.c). */
 	g_assert_cmpint(chmod(dir, 0777), ==, 0);
-	assert_refused(good, dir, "it is writable by its group or others");
+	g_assert_null(cgrules_load(good, &err));
+	g_assert_error(err, G_FILE_ERROR, G_FILE_ERROR_PERM);
+	dir_why = g_strdup_printf("a directory on the path of %s, %s, is writable by its group "
+				  "and others: chmod go-w it, or choose another with -o rules=FILE",
+				  good, dir);
+	g_assert_cmpstr(err->message, ==, dir_why);
+	g_clear_error(&err);
+	g_free(dir_why);
 	g_assert_cmpint(chmod(dir, 0700), ==, 0);
 
 	for (const char *const *f = (const char *const[]){ good, link, open_, other, NULL }; *f; f++)
