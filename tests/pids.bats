@@ -218,6 +218,7 @@ while True:
 # limit only kills what those who may write it could kill (cgfused(8)).
 @test "a delegated user's pids.max does not kill root's process; it kills the user's own" {
 	cg_require_root_user "root's process in a group delegated to nobody"
+	cg_require_sys_nice "cgfused manages another user's task only with it"
 	local r u st=0 NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups)
 	cd /
 	fusermount3 -u "$MNT"

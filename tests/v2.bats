@@ -276,6 +276,7 @@ nr_dying_subsys_pids 0" ]
 
 @test "delegation: a move needs write access to cgroup.procs of the common ancestor" {
 	cg_require_root_user "it delegates to other users"
+	cg_require_sys_nice "cgfused manages another user's task only with it"
 	local p r
 	cg_mount_v2 -o allow_other
 	mkdir -p "$MNT/a/d1" "$MNT/a/d2" "$MNT/x"
