@@ -208,6 +208,13 @@ cg_traceme() {
 	printf -v "$2" '%s %s' "$pid" "$(<"$out")"
 }
 
+# cg_cpus_of PID: the CPUs it may run on, as a list ("0-1").
+cg_cpus_of() {
+	local out
+	out=$(taskset -cp "$1") || return 1
+	echo "${out##*: }"
+}
+
 # cg_cpu_ns PID: the thread's CPU time so far (ns, exact).
 cg_cpu_ns() {
 	local run rest

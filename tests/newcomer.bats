@@ -39,12 +39,6 @@ nice_of() {
 	echo "${17}"
 }
 
-# cpus_of PID: the CPUs it may run on, as a list ("0-1").
-cpus_of() {
-	local out
-	out=$(taskset -cp "$1") || return 1
-	echo "${out##*: }"
-}
 
 # nice_gap A B: B's nice minus A's.
 nice_gap() {
@@ -107,8 +101,8 @@ time.sleep(1000)" & echo $! > "$1/threads"
 	CG_HELPERS+=("$a" "$b")
 	echo "$a" >fast/tasks
 	echo "$b" >slow/tasks
-	cg_poll_until -x 0 cpus_of "$a"
-	cg_poll_until -x 0 cpus_of "$b"
+	cg_poll_until -x 0 cg_cpus_of "$a"
+	cg_poll_until -x 0 cg_cpus_of "$b"
 	# Placed: their nice values differ by the 3 steps of 2048:1024
 	# (1.95x), wherever the daemon's allowed range puts them.
 	cg_poll_until -x 3 nice_gap "$a" "$b"

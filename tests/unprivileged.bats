@@ -54,13 +54,23 @@ busy_on_cpu0() {
 # groups_2_to_1: groups A (2048 shares) and B (1024), a busy loop on CPU 0
 # in each, their PIDs in the caller's a and b.
 groups_2_to_1() {
+	local g
 	mkdir A B
 	echo 2048 >A/cpu.shares
+	# Both on CPU 0 by their cpusets: cgfused gives a member its cpuset's
+	# CPUs, so the loops' taskset alone would not hold.
+	for g in A B; do
+		echo 0 >$g/cpuset.cpus
+		echo 0 >$g/cpuset.mems
+	done
 	busy_on_cpu0 a
 	busy_on_cpu0 b
 	echo "$a" >A/tasks
 	echo "$b" >B/tasks
+	cg_poll_until -x 0 cg_cpus_of "$a"
+	cg_poll_until -x 0 cg_cpus_of "$b"
 }
+
 
 # split_near RATIO A B: over one second, A ran between 0.85 and 1.15 times
 # RATIO as long as B (each sharing CPU 0 with the other).
