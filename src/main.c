@@ -316,6 +316,7 @@ static struct kfacade *kfacade_open(const char *tracking, GString *line)
 {
 	enum watch_mode mode = WATCH_AUTO;
 	struct watch_source *ws;
+	struct kfacade *kf;
 
 	if (tracking && watch_mode_parse(tracking, &mode) < 0) {
 		fprintf(stderr, "cgfused: tracking=%s: unknown (auto, connector, ptrace or scan)\n",
@@ -327,7 +328,11 @@ static struct kfacade *kfacade_open(const char *tracking, GString *line)
 		fprintf(stderr, "cgfused: %s\n", line->str);
 		return NULL;
 	}
-	return kfacade_linux_new(ws);
+	kf = kfacade_linux_new(ws);
+	/* Yama's ptrace_scope read now, not by the first freeze or quota
+	 * write under the core lock (the answer is kept). */
+	(void)kf->ops->may_trace(kf);
+	return kf;
 }
 
 /* The last line: why the daemon stops (libfuse returns the signal that

@@ -403,7 +403,10 @@ paths() {
 	cg_mount
 	three_groups
 	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3
-	assert_equal "$(paths <<<"$output")" "/ /c /a /b "
+	# By CPU the root, which holds /c's busy loop, comes about level with
+	# /c: the two are read at different instants, so only the groups'
+	# order is asserted.
+	assert_equal "$(paths <<<"$output" | tr ' ' '\n' | grep -vx / | tr '\n' ' ')" "/c /a /b "
 	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 --order=tasks
 	assert_equal "$(paths <<<"$output")" "/ /a /c /b "
 	run "$TOP" --mount "$MNT" -b -n 1 -d 0.3 -p
