@@ -87,7 +87,7 @@ in_pid_ns() {
 }
 
 @test "tracking=ptrace where nothing may be traced refuses to start, with one line" {
-	run -1 timeout -s KILL 60 "$NO_PTRACE" "$CGFUSED" -f \
+	run -1 cg_no_lsan timeout -s KILL 60 "$NO_PTRACE" "$CGFUSED" -f \
 		-o state=none,config=none,rules=none,tracking=ptrace "$MNT"
 	assert_output "cgfused: tracking=ptrace cannot work here: a child of its own cannot be traced (Operation not permitted)"
 }
