@@ -20,15 +20,6 @@ teardown() {
 	cg_teardown
 }
 
-# nice_of TID: the nice value of one thread.
-nice_of() {
-	local stat
-	stat=$(cat "/proc/$1/stat") || return 1
-	stat=${stat##*) }
-	set -- $stat
-	echo "${17}"
-}
-
 # nices PID: the nice values of every thread of a process, one line.
 nices() {
 	local tid out=()

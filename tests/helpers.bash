@@ -216,6 +216,16 @@ cg_traceme() {
 	printf -v "$2" '%s %s' "$pid" "$(<"$out")"
 }
 
+# nice_of TID: the thread's nice (field 19 of its stat; comm may hold
+# spaces).
+nice_of() {
+	local stat
+	stat=$(cat "/proc/$1/stat") || return 1
+	stat=${stat##*) }
+	set -- $stat
+	echo "${17}"
+}
+
 # cg_cpus_of PID: the CPUs it may run on, as a list ("0-1").
 cg_cpus_of() {
 	local out

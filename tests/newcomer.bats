@@ -30,16 +30,6 @@ not_in_tasks() {
 	! in_tasks "$@"
 }
 
-# nice_of PID: its nice (field 19 of /proc/PID/stat; comm may hold spaces).
-nice_of() {
-	local stat
-	stat=$(cat "/proc/$1/stat") || return 1
-	stat=${stat##*) }
-	set -- $stat
-	echo "${17}"
-}
-
-
 # nice_gap A B: B's nice minus A's.
 nice_gap() {
 	echo $(( $(nice_of "$2") - $(nice_of "$1") ))

@@ -32,12 +32,6 @@ nosysnice_mount() {
 	cd "$MNT"
 }
 
-# nice_of PID: the nice value of a (one-threaded) process.
-nice_of() {
-	local ni
-	ni=$(ps -o ni= -p "$1") && echo $ni
-}
-
 # NOSYSNICE: root without CAP_SYS_NICE, for the daemon and for the tasks it
 # may manage (the kernel's cap_safe_nice(): only a task whose capabilities
 # are a subset of the daemon's), with RLIMIT_NICE 0 whatever the caller's.
@@ -70,7 +64,6 @@ groups_2_to_1() {
 	cg_poll_until -x 0 cg_cpus_of "$a"
 	cg_poll_until -x 0 cg_cpus_of "$b"
 }
-
 
 # split_near RATIO A B: over one second, A ran between 0.85 and 1.15 times
 # RATIO as long as B (each sharing CPU 0 with the other).
