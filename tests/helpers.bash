@@ -343,6 +343,9 @@ try:
     elif op == "truncate": os.truncate(a[0], 0)
     elif op == "stat": os.stat(a[0])
     elif op == "ls": os.listdir(a[0])
+    elif op == "access":
+        if not os.access(a[0], int(a[1])):
+            raise OSError(errno.EACCES, os.strerror(errno.EACCES))
     else: sys.exit("unknown op " + op)
     print("ok")
 except OSError as e:

@@ -397,6 +397,43 @@ group_bits_count() {
 	in_both group_bits_count
 }
 
+# Where only a supplementary group decides (listing, access(2), chgrp by the
+# owner, chmod keeping setgid), each way: the daemon reads the groups from
+# /proc only for such checks, and asks the core again with them.
+supplementary_groups_decide() {
+	mkdir "$MNT/g" "$MNT/h"
+	chgrp 555 "$MNT/g"
+	chmod 750 "$MNT/g"
+	run as $U1:$U1:555 cg_op ls "$MNT/g"
+	assert_output ok
+	run as $U1 cg_op ls "$MNT/g"
+	assert_output "$E_ACCES"
+	if [[ $PERMS == nodefault_permissions ]]; then	# access(2) reaches the daemon
+		run as $U1:$U1:555 cg_op access "$MNT/g" 5
+		assert_output ok
+		run as $U1 cg_op access "$MNT/g" 5
+		assert_output "$E_ACCES"
+	fi
+	chown $U1:$U1 "$MNT/h/cpu.shares"
+	run as $U1:$U1:555 cg_op chown "$MNT/h/cpu.shares" -1 555
+	assert_output ok
+	run as $U1 cg_op chown "$MNT/h/cpu.shares" -1 556
+	assert_output "$E_PERM"
+	run as $U1:$U1:555 cg_op chmod "$MNT/h/cpu.shares" 2664
+	assert_output ok
+	run stat -c '%a %u:%g' "$MNT/h/cpu.shares"
+	assert_output "2664 $U1:555"
+	chgrp 556 "$MNT/h/cpu.shares"
+	run as $U1:$U1:555 cg_op chmod "$MNT/h/cpu.shares" 2664
+	assert_output ok
+	run stat -c '%a %u:%g' "$MNT/h/cpu.shares"
+	assert_output "664 $U1:556"
+}
+
+@test "a check only a supplementary group decides asks for the groups, and holds" {
+	in_both supplementary_groups_decide
+}
+
 # A group a user made stays the user's, and a group keeps the mode it was
 # made with, when the daemon starts again: from the log the first time,
 # from the snapshot made at that start the second time.

@@ -38,11 +38,13 @@ nosysnice_mount() {
 NOSYSNICE=(prlimit --nice=0 setpriv --inh-caps=-sys_nice --bounding-set=-sys_nice)
 
 # busy_on_cpu0 VAR: a busy loop of root without CAP_SYS_NICE held to CPU 0,
-# its PID in VAR.
+# its PID in VAR. Returns once it is the loop: before, it is prlimit or
+# setpriv, which still have CAP_SYS_NICE, and the daemon may not take it.
 busy_on_cpu0() {
 	"${NOSYSNICE[@]}" taskset -c 0 "$CG_PYTHON" -c 'while True: pass' >/dev/null 2>&1 3>&- &
 	CG_HELPERS+=("$!")
 	printf -v "$1" %s "$!"
+	cg_poll_until -x "$(readlink -f "$CG_PYTHON")" readlink "/proc/$!/exe"
 }
 
 # groups_2_to_1: groups A (2048 shares) and B (1024), a busy loop on CPU 0

@@ -580,14 +580,16 @@ char *cgroup_path(const struct cgroup *cgrp)
  * parent may be written, then cgroup_mkdir refuses a newline. */
 static int check_new_name(struct cgroup *parent, const char *name, const struct cg_cred *cred)
 {
+	int ret;
+
 	if (strlen(name) > CG_NAME_MAX)
 		return -ENAMETOOLONG;
-	if (iattr_permission(&parent->attr, cred, MAY_EXEC))
-		return -EACCES;
+	if ((ret = iattr_permission(&parent->attr, cred, MAY_EXEC)))
+		return ret;
 	if (cgroup_child(parent, name) || cgroup_file_by_name(parent, name, NULL))
 		return -EEXIST;
-	if (iattr_permission(&parent->attr, cred, MAY_WRITE | MAY_EXEC))
-		return -EACCES;
+	if ((ret = iattr_permission(&parent->attr, cred, MAY_WRITE | MAY_EXEC)))
+		return ret;
 	if (strchr(name, '\n'))
 		return -EINVAL;
 	return 0;
@@ -665,9 +667,12 @@ static int may_delete_child(struct cgroup *parent, const char *name, const struc
 {
 	struct cg_iattr victim;
 	unsigned file;
+	int ret;
 
-	if (!parent || iattr_permission(&parent->attr, cred, MAY_EXEC))
-		return parent ? -EACCES : -ENOENT;
+	if (!parent)
+		return -ENOENT;
+	if ((ret = iattr_permission(&parent->attr, cred, MAY_EXEC)))
+		return ret;
 	if ((*cgrp = cgroup_child(parent, name)))
 		victim = (*cgrp)->attr;
 	else if (cgroup_file_by_name(parent, name, &file))
@@ -755,8 +760,8 @@ int cg_rename(struct cg_core *core, uint64_t parent_id, const char *name,
 	if (ret == 0 && !new_parent)
 		ret = -ENOENT;
 	/* may_create() in the new parent */
-	if (ret == 0 && iattr_permission(&new_parent->attr, cred, MAY_WRITE | MAY_EXEC))
-		ret = -EACCES;
+	if (ret == 0)
+		ret = iattr_permission(&new_parent->attr, cred, MAY_WRITE | MAY_EXEC);
 	if (ret == 0 && !parent->root->face->rename)
 		ret = -EPERM;	/* kernfs without a rename operation */
 	if (ret == 0)

@@ -19,14 +19,18 @@ static bool capable(const struct cg_cred *cred)
 	return cred->uid == 0;
 }
 
-bool cred_in_group(const struct cg_cred *cred, gid_t gid)
+/* in_group_p(): 1 or 0, or -ECHILD when only the unknown supplementary
+ * groups could say. */
+static int cred_in_group(const struct cg_cred *cred, gid_t gid)
 {
 	if (cred->gid == gid)
-		return true;
+		return 1;
+	if (cred->groups_unknown)
+		return -ECHILD;
 	for (unsigned i = 0; i < cred->ngroups; i++)
 		if (cred->groups[i] == gid)
-			return true;
-	return false;
+			return 1;
+	return 0;
 }
 
 static bool owner_or_capable(const struct cg_iattr *attr, const struct cg_cred *cred)
@@ -35,15 +39,23 @@ static bool owner_or_capable(const struct cg_iattr *attr, const struct cg_cred *
 }
 
 /* acl_permission_check(): only the owner's bits count for the owner, only
- * the group's for a member. */
+ * the group's for a member; membership is asked only where the group's
+ * bits and the others' differ in what mask asks. */
 static int mode_permission(const struct cg_iattr *attr, const struct cg_cred *cred, int mask)
 {
 	unsigned bits = attr->mode;
 
-	if (cred->uid == attr->uid)
+	mask &= 7;
+	if (cred->uid == attr->uid) {
 		bits >>= 6;
-	else if (cred_in_group(cred, attr->gid))
-		bits >>= 3;
+	} else if ((unsigned)mask & (bits ^ (bits >> 3))) {
+		int in = cred_in_group(cred, attr->gid);
+
+		if (in < 0)
+			return in;
+		if (in)
+			bits >>= 3;
+	}
 	return (unsigned)mask & ~bits & 7 ? -EACCES : 0;
 }
 
@@ -85,8 +97,12 @@ static int setattr_allowed(const struct cg_iattr *attr, const struct cg_setattr 
 	if ((req->valid & CG_ATTR_UID) && !(owner && req->uid == attr->uid) && !capable(cred))
 		return -EPERM;
 	if ((req->valid & CG_ATTR_GID) && !capable(cred) &&
-	    !(owner && (req->gid == attr->gid || cred_in_group(cred, req->gid))))
-		return -EPERM;
+	    !(owner && req->gid == attr->gid)) {
+		int in = owner ? cred_in_group(cred, req->gid) : 0;
+
+		if (in <= 0)
+			return in < 0 ? in : -EPERM;
+	}
 	if ((req->valid & CG_ATTR_MODE) && !owner_or_capable(attr, cred))
 		return -EPERM;
 	if (req->valid & (CG_ATTR_ATIME_SET | CG_ATTR_MTIME_SET)) {
@@ -110,8 +126,13 @@ int iattr_setattr(struct cg_iattr *attr, const struct cg_setattr *req,
 	if (ret)
 		return ret;
 	if (valid & CG_ATTR_MODE) {
+		int in = capable(cred) ? 1 :
+			 cred_in_group(cred, valid & CG_ATTR_GID ? req->gid : attr->gid);
+
+		if (in < 0)
+			return in;
 		mode = (attr->mode & S_IFMT) | (req->mode & 07777);
-		if (!capable(cred) && !cred_in_group(cred, valid & CG_ATTR_GID ? req->gid : attr->gid))
+		if (!in)
 			mode &= ~(mode_t)S_ISGID;
 	}
 	/* A chown of a file drops its set-id bits (setgid only together with

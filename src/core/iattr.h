@@ -28,6 +28,11 @@ struct cg_cred {
 	gid_t gid;
 	const gid_t *groups;		/* supplementary groups; may be NULL for root */
 	unsigned ngroups;
+	/* The supplementary groups were not asked for (libfuse reads them
+	 * from /proc, and most checks need none): a check they would decide
+	 * answers -ECHILD, and the caller asks again with them, as the
+	 * kernel's RCU path walk falls back to the ref walk. */
+	bool groups_unknown;
 };
 
 /* The attributes of one directory or file: kernfs_node's mode with its
@@ -67,14 +72,13 @@ struct cg_setattr {
 
 int64_t iattr_now_ns(void);
 
-/* Whether cred is in group gid (the kernel's in_group_p). */
-bool cred_in_group(const struct cg_cred *cred, gid_t gid);
-
-/* generic_permission(): 0 or -EACCES for the MAY_* bits in mask. */
+/* generic_permission(): 0 or -EACCES for the MAY_* bits in mask (-ECHILD:
+ * the caller's supplementary groups decide, and they are unknown). */
 int iattr_permission(const struct cg_iattr *attr, const struct cg_cred *cred, int mask);
 
 /* may_delete() of victim from dir: -EACCES without write and search
- * permission on dir, -EPERM when dir is sticky and cred owns neither. */
+ * permission on dir, -EPERM when dir is sticky and cred owns neither
+ * (-ECHILD as iattr_permission). */
 int iattr_may_delete(const struct cg_iattr *dir, const struct cg_iattr *victim,
 		     const struct cg_cred *cred);
 
@@ -82,7 +86,8 @@ int iattr_may_delete(const struct cg_iattr *dir, const struct cg_iattr *victim,
  * owner, or a chown only root may do) or -EACCES (truncate or touch
  * without write permission; with CG_ATTR_FILE the caller has the file open
  * for writing and neither is checked). The size is checked and then
- * ignored, as by cgroupfs; every other change sets ctime. */
+ * ignored, as by cgroupfs; every other change sets ctime. -ECHILD, and
+ * nothing changed, when the unknown supplementary groups decide. */
 int iattr_setattr(struct cg_iattr *attr, const struct cg_setattr *req,
 		  const struct cg_cred *cred);
 

@@ -53,28 +53,36 @@ static struct cg_core *req_core(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-/* The caller's credentials. Supplementary groups are asked for (libfuse
- * reads them from /proc) only for a caller other than root, who needs
- * none; the array returned holds them, for the caller to g_free(). */
-static gid_t *req_cred(fuse_req_t req, struct cg_cred *cred)
+/* The caller's credentials, without its supplementary groups: libfuse
+ * reads those from /proc, and most checks need none (see groups_unknown
+ * in core/iattr.h). Root needs none at all. */
+static struct cg_cred req_cred(fuse_req_t req)
 {
 	const struct fuse_ctx *ctx = fuse_req_ctx(req);
-	gid_t *groups = NULL;
+
+	return (struct cg_cred){ .pid = ctx->pid, .uid = ctx->uid, .gid = ctx->gid,
+				 .groups_unknown = ctx->uid != 0 };
+}
+
+/* Whether to ask the core again (ret was -ECHILD: the groups decide):
+ * the groups are then in cred and *groups, for the caller to g_free(). */
+static bool retry_with_groups(fuse_req_t req, struct cg_cred *cred, gid_t **groups, int ret)
+{
 	int n = 0;
 
-	*cred = (struct cg_cred){ .pid = ctx->pid, .uid = ctx->uid, .gid = ctx->gid };
-	if (ctx->uid == 0)
-		return NULL;
+	if (ret != -ECHILD || !cred->groups_unknown)
+		return false;
 	for (int size = 32;; size = n) {
-		groups = g_renew(gid_t, groups, size);
-		n = fuse_req_getgroups(req, size, groups);
+		*groups = g_renew(gid_t, *groups, size);
+		n = fuse_req_getgroups(req, size, *groups);
 		if (n <= size)
 			break;
 	}
 	/* Unknown (the caller is gone): in no group but its own. */
-	cred->groups = groups;
+	cred->groups = *groups;
 	cred->ngroups = n > 0 ? (unsigned)n : 0;
-	return groups;
+	cred->groups_unknown = false;
+	return true;
 }
 
 static bool single_hierarchy(struct cg_core *core)
@@ -329,8 +337,8 @@ static void cgfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 	struct cg_setattr sa = { .mode = attr->st_mode, .uid = attr->st_uid, .gid = attr->st_gid,
 				 .atime_ns = timespec_ns(&attr->st_atim),
 				 .mtime_ns = timespec_ns(&attr->st_mtim) };
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	enum node_kind kind;
 	uint64_t id = 0;
 	unsigned file = 0;
@@ -354,7 +362,9 @@ static void cgfs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int 
 	else if (kind == NODE_NONE)
 		err = ENOENT;
 	else
-		err = -cg_setattr(core, id, file, &sa, &cred);
+		do
+			err = -cg_setattr(core, id, file, &sa, &cred);
+		while (retry_with_groups(req, &cred, &groups, -err));
 	if (err)
 		fuse_reply_err(req, err);
 	else
@@ -386,14 +396,16 @@ static int dir_id(struct cg_core *core, fuse_ino_t ino, uint64_t *id)
 static void cgfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	uint64_t pid, id;
 	int err;
 
 	err = dir_id(core, parent, &pid);
 	if (!err)	/* mode comes with the caller's umask applied */
-		err = -cg_mkdir(core, pid, name, mode, &cred, &id);
+		do
+			err = -cg_mkdir(core, pid, name, mode, &cred, &id);
+		while (retry_with_groups(req, &cred, &groups, -err));
 	if (err)
 		fuse_reply_err(req, err);
 	else
@@ -403,20 +415,24 @@ static void cgfs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name, mode
 static void cgfs_rmdir(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	uint64_t pid;
 	int err = dir_id(core, parent, &pid);
 
-	fuse_reply_err(req, err ? err : -cg_rmdir(core, pid, name, &cred));
+	if (!err)
+		do
+			err = -cg_rmdir(core, pid, name, &cred);
+		while (retry_with_groups(req, &cred, &groups, -err));
+	fuse_reply_err(req, err);
 }
 
 static void cgfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 			fuse_ino_t newparent, const char *newname, unsigned int flags)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	uint64_t pid, newpid;
 	int err;
 
@@ -427,7 +443,11 @@ static void cgfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	err = dir_id(core, parent, &pid);
 	if (!err)
 		err = dir_id(core, newparent, &newpid);
-	fuse_reply_err(req, err ? err : -cg_rename(core, pid, name, newpid, newname, &cred));
+	if (!err)
+		do
+			err = -cg_rename(core, pid, name, newpid, newname, &cred);
+		while (retry_with_groups(req, &cred, &groups, -err));
+	fuse_reply_err(req, err);
 }
 
 /* Control files cannot be removed, linked to or made: kernfs has no such
@@ -437,11 +457,16 @@ static void cgfs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 static void cgfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	uint64_t pid;
+	int err = EPERM;
 
-	fuse_reply_err(req, dir_id(core, parent, &pid) ? EPERM : -cg_unlink(core, pid, name, &cred));
+	if (dir_id(core, parent, &pid) == 0)
+		do
+			err = -cg_unlink(core, pid, name, &cred);
+		while (retry_with_groups(req, &cred, &groups, -err));
+	fuse_reply_err(req, err);
 }
 
 /* may_create(): EACCES for whoever may not add to the directory, else
@@ -449,14 +474,16 @@ static void cgfs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
 static void reply_may_create(fuse_req_t req, fuse_ino_t parent, int err)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	uint64_t id;
+	int ret = 0;
 
-	if (dir_id(core, parent, &id) == 0 &&
-	    cg_permission(core, id, CG_DIR, MAY_WRITE | MAY_EXEC, &cred) < 0)
-		err = EACCES;
-	fuse_reply_err(req, err);
+	if (dir_id(core, parent, &id) == 0)
+		do
+			ret = cg_permission(core, id, CG_DIR, MAY_WRITE | MAY_EXEC, &cred);
+		while (retry_with_groups(req, &cred, &groups, ret));
+	fuse_reply_err(req, ret < 0 ? EACCES : err);
 }
 
 static void cgfs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent, const char *name)
@@ -494,8 +521,8 @@ static void cgfs_create(fuse_req_t req, fuse_ino_t parent, const char *name, mod
 static void cgfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	struct open_file *of;
 	enum node_kind kind;
 	uint64_t id = 0;
@@ -506,7 +533,9 @@ static void cgfs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	if (kind != NODE_FILE)
 		err = kind == NODE_NONE ? ENOENT : EISDIR;
 	else
-		err = -cg_file_open(core, id, file, fi->flags, &cred);
+		do
+			err = -cg_file_open(core, id, file, fi->flags, &cred);
+		while (retry_with_groups(req, &cred, &groups, -err));
 	if (err) {
 		fuse_reply_err(req, err);
 		return;
@@ -639,15 +668,20 @@ static void free_entry(gpointer p)
 static void cgfs_opendir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	struct listing l = { .single = single_hierarchy(core) };
 	struct cg_node n;
 	enum node_kind kind = resolve(core, ino, &n);
 	const char *name;
 	uint64_t top;
+	int ret = 0;
 
-	if (kind == NODE_DIR && cg_permission(core, n.ref.id, CG_DIR, MAY_READ, &cred) < 0) {
+	if (kind == NODE_DIR)
+		do
+			ret = cg_permission(core, n.ref.id, CG_DIR, MAY_READ, &cred);
+		while (retry_with_groups(req, &cred, &groups, ret));
+	if (ret < 0) {
 		fuse_reply_err(req, EACCES);
 		return;
 	}
@@ -704,8 +738,8 @@ static void cgfs_releasedir(fuse_req_t req, fuse_ino_t ino, struct fuse_file_inf
 static void cgfs_access(fuse_req_t req, fuse_ino_t ino, int mask)
 {
 	struct cg_core *core = req_core(req);
-	struct cg_cred cred;
-	g_autofree gid_t *groups = req_cred(req, &cred);
+	struct cg_cred cred = req_cred(req);
+	g_autofree gid_t *groups = NULL;
 	struct cg_iattr top = daemon_iattr(S_IFDIR | 0555);
 	uint64_t id = 0;
 	unsigned file = 0;
@@ -714,10 +748,11 @@ static void cgfs_access(fuse_req_t req, fuse_ino_t ino, int mask)
 
 	if (kind == NODE_NONE)
 		err = ENOENT;
-	else if (kind == NODE_TOP)
-		err = -iattr_permission(&top, &cred, mask);
 	else
-		err = -cg_permission(core, id, file, mask, &cred);
+		do
+			err = kind == NODE_TOP ? -iattr_permission(&top, &cred, mask) :
+						 -cg_permission(core, id, file, mask, &cred);
+		while (retry_with_groups(req, &cred, &groups, -err));
 	fuse_reply_err(req, err);
 }
 

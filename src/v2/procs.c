@@ -149,7 +149,7 @@ static int may_write_ancestor(struct cgroup *src, struct cgroup *dst,
 	if (!cgroup_file_by_name(com, "cgroup.procs", &file))
 		return -ENOENT;
 	cgroup_iattr(com, file, &attr);
-	return iattr_permission(&attr, cred, MAY_WRITE) ? -EACCES : 0;
+	return iattr_permission(&attr, cred, MAY_WRITE);
 }
 
 /* cgroup_migrate_vet_dst(): dst can hold tasks. */

@@ -10,6 +10,7 @@
 
 #include "core/cgroup.h"
 #include "ctl/ctl.h"
+#include "enforce/enforce_thread.h"
 #include "enforce/freezer.h"
 #include "enforce/quota.h"
 #include "enforce/tracees.h"
@@ -192,6 +193,33 @@ static void test_stop(void)
 	teardown(&b);
 }
 
+/* The enforcement thread's stop (the daemon's umount) lets every thread
+ * it holds go, with the signal its stop took: the kernel would let them
+ * go too when the daemon exits, so only this shows the thread's part. */
+static void test_thread_stop_releases(void)
+{
+	struct enforce_thread *th;
+	struct both b;
+	gint64 end;
+
+	setup(&b);
+	wr_ok(&b.e, b.g, "tasks", "200");
+	fake_kf_send_signal(b.e.fk, P200, SIGUSR1);
+	th = enforce_thread_start(b.tr, b.fe, b.qe, NULL);
+	g_assert_nonnull(th);
+	wr_ok(&b.e, b.g, "freezer.state", "FROZEN");	/* the thread's pass freezes */
+	end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+	while (!fake_kf_frozen(b.e.fk, P200) && g_get_monotonic_time() < end)
+		g_usleep(1000);
+	g_assert_true(fake_kf_frozen(b.e.fk, P200));
+	enforce_thread_stop(th);
+	g_assert_false(fake_kf_traced(b.e.fk, P200));
+	g_assert_false(fake_kf_traced(b.e.fk, 100));
+	g_assert_cmpint(fake_kf_given_back(b.e.fk, P200), ==, SIGUSR1);
+	g_assert_false(tracees_tracing(b.tr));
+	teardown(&b);
+}
+
 int main(int argc, char **argv)
 {
 	g_test_init(&argc, &argv, NULL);
@@ -199,5 +227,6 @@ int main(int argc, char **argv)
 	g_test_add_func("/enforce/throttle-while-frozen", test_throttle_while_frozen);
 	g_test_add_func("/enforce/leaving", test_leaving);
 	g_test_add_func("/enforce/stop", test_stop);
+	g_test_add_func("/enforce/thread-stop-releases", test_thread_stop_releases);
 	return g_test_run();
 }

@@ -185,6 +185,100 @@ static void test_setattr_rules(void)
 	g_assert_cmpint(a.gid, ==, OTHER);
 }
 
+/* With the groups unknown, a check answers -ECHILD whenever they decide
+ * it (a member and a non-member would be answered differently), never when
+ * the group's bits are the others', and otherwise what both would be
+ * answered: every mode and mask, for the owner, a member of the file's
+ * group and a stranger. */
+static void test_groups_asked_only_when_they_decide(void)
+{
+	const struct cg_cred owner = { .uid = USER, .gid = USER, .groups_unknown = true };
+	const struct cg_cred member = { .uid = OTHER, .gid = OTHER, .groups = extra_groups,
+					.ngroups = 2 };
+	const struct cg_cred stranger = { .uid = OTHER, .gid = OTHER };
+	const struct cg_cred unknown = { .uid = OTHER, .gid = OTHER, .groups_unknown = true };
+	unsigned asked = 0;
+
+	for (mode_t mode = 0; mode <= 0777; mode++) {
+		struct cg_iattr file = { .uid = USER, .gid = 50, .mode = S_IFREG | mode };
+
+		for (int mask = 0; mask <= 7; mask++) {
+			int in = iattr_permission(&file, &member, mask);
+			int out = iattr_permission(&file, &stranger, mask);
+			int got = iattr_permission(&file, &unknown, mask);
+
+			g_assert_cmpint(iattr_permission(&file, &owner, mask), ==,
+					mask & ~(mode >> 6) & 7 ? -EACCES : 0);
+			if (in != out)
+				g_assert_cmpint(got, ==, -ECHILD);
+			else if (got != -ECHILD)
+				g_assert_cmpint(got, ==, in);
+			if (((mode >> 3) & 7) == (mode & 7))
+				g_assert_cmpint(got, !=, -ECHILD);
+			asked += got == -ECHILD;
+		}
+	}
+	g_assert_cmpuint(asked, >, 0);
+}
+
+/* A chgrp or chmod the unknown groups decide answers -ECHILD and changes
+ * nothing; one they do not decide goes through. */
+static void test_setattr_groups_unknown(void)
+{
+	const struct cg_cred unknown = { .uid = USER, .gid = USER, .groups_unknown = true };
+	struct cg_iattr a = { .uid = USER, .gid = USER, .mode = S_IFREG | 0644 };
+	struct cg_setattr req = { .valid = CG_ATTR_GID, .gid = 60 };
+
+	g_assert_cmpint(iattr_setattr(&a, &req, &unknown), ==, -ECHILD);
+	g_assert_cmpint(a.gid, ==, USER);
+	g_assert_false(a.iattrs);
+	req.gid = USER;
+	g_assert_cmpint(iattr_setattr(&a, &req, &unknown), ==, 0);
+	a.gid = 60;
+	req = (struct cg_setattr){ .valid = CG_ATTR_MODE, .mode = 02755 };
+	g_assert_cmpint(iattr_setattr(&a, &req, &unknown), ==, -ECHILD);
+	g_assert_cmpint(a.mode, ==, S_IFREG | 0644);
+	req.valid |= CG_ATTR_GID;
+	req.gid = USER;	/* to its own group: decided without them */
+	req.mode = 02644;
+	g_assert_cmpint(iattr_setattr(&a, &req, &unknown), ==, 0);
+	g_assert_cmpint(a.mode, ==, S_IFREG | 02644);
+	g_assert_cmpint(a.gid, ==, USER);
+}
+
+/* Through the core: an open, a mkdir, a removal the unknown groups decide
+ * answer -ECHILD with nothing changed, and the same with the groups. */
+static void test_core_asks_for_groups(void)
+{
+	const struct cg_cred unknown = { .pid = P_USER, .uid = USER, .gid = USER,
+					 .groups_unknown = true };
+	struct env e;
+	uint64_t g, id;
+	unsigned f;
+
+	env_setup(&e);
+	populate(&e);
+	g = mkdir_ok(&e, e.top[0], "g");
+	f = file_index(&e, g, "cpu.shares");
+	g_assert_cmpint(chown_as(&e, &root_cred, g, CG_DIR, 0, 50), ==, 0);
+	g_assert_cmpint(chown_as(&e, &root_cred, g, f, 0, 50), ==, 0);
+	g_assert_cmpint(chmod_as(&e, &root_cred, g, CG_DIR, 0775), ==, 0);
+	/* 0644: the others may read as the group may, no group asked. */
+	g_assert_cmpint(cg_file_open(e.core, g, f, O_RDONLY, &unknown), ==, 0);
+	g_assert_cmpint(chmod_as(&e, &root_cred, g, f, 0664), ==, 0);
+	g_assert_cmpint(cg_file_open(e.core, g, f, O_WRONLY, &unknown), ==, -ECHILD);
+	g_assert_cmpint(cg_file_open(e.core, g, f, O_WRONLY, &user_sup), ==, 0);
+	g_assert_cmpint(cg_file_open(e.core, g, f, O_WRONLY, &user), ==, -EACCES);
+	g_assert_cmpint(cg_mkdir(e.core, g, "sub", 0755, &unknown, &id), ==, -ECHILD);
+	g_assert_cmpint(cg_get_iattr(e.core, g, CG_DIR, &(struct cg_iattr){ 0 }), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, g, "sub", &root_cred), ==, -ENOENT);
+	g_assert_cmpint(cg_mkdir(e.core, g, "sub", 0755, &user_sup, &id), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, g, "sub", &unknown), ==, -ECHILD);
+	g_assert_cmpint(cg_get_iattr(e.core, id, CG_DIR, &(struct cg_iattr){ 0 }), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, g, "sub", &user_sup), ==, 0);
+	env_teardown(&e);
+}
+
 static void test_setattr_dir_keeps_setid(void)
 {
 	struct cg_iattr a = { .uid = USER, .gid = USER, .mode = S_IFDIR | 06755 };
@@ -607,6 +701,10 @@ int main(int argc, char **argv)
 	g_test_add_func("/iattr/may-delete-sticky", test_may_delete_sticky);
 	g_test_add_func("/iattr/setattr-rules", test_setattr_rules);
 	g_test_add_func("/iattr/setattr-dir-keeps-setid", test_setattr_dir_keeps_setid);
+	g_test_add_func("/iattr/groups-asked-only-when-they-decide",
+			test_groups_asked_only_when_they_decide);
+	g_test_add_func("/iattr/setattr-groups-unknown", test_setattr_groups_unknown);
+	g_test_add_func("/perms/core-asks-for-groups", test_core_asks_for_groups);
 	g_test_add_func("/iattr/setattr-times", test_setattr_times);
 	g_test_add_func("/perms/defaults", test_defaults);
 	g_test_add_func("/perms/mkdir-mode", test_mkdir_mode);
