@@ -100,8 +100,9 @@ static uint64_t cpu_shares_read_u64(struct css *css, const struct cftype *cft)
 	uint64_t w = css_tg(css)->shares;
 
 	(void)cft;
-	/* scale_load_down() */
-	return w ? MAX(2ULL, w >> SCHED_FIXEDPOINT_SHIFT) : 0;
+	/* scale_load_down(): its floor of 2 is the writes' (MIN_SHARES, and
+	 * an idle group's 3) here, so a plain shift. */
+	return w >> SCHED_FIXEDPOINT_SHIFT;
 }
 
 /* sched_group_set_shares(), shares scale_load()ed: what cpu.shares,
