@@ -5,8 +5,12 @@
  *   cgfused [-f] [-d] [-s] [-o OPTIONS] MOUNTPOINT
  *   cgfused SOURCE MOUNTPOINT -o OPTIONS    (as mount.fuse3 runs it)
  *
- * Parses its own options, makes the mount point if it can, builds the core
- * with the chosen controllers and hands the rest to libfuse. */
+ * Parses its own options (libfuse's go on to it), makes the mount point if
+ * it can, builds the core with the chosen controllers and its subscribers
+ * (allocator, enforcers, release agent), opens the state and the config
+ * and rules, mounts, starts the threads (docs/design.md, "Locks and
+ * threads") and serves the session; at the stop, lets every managed thread
+ * go and saves the state. */
 #include "config.h"
 
 #include <errno.h>
