@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The kernel facade: the only place that asks the running kernel about tasks
- * and the only one that changes them (nice, affinity, autogroups in
- * kfacade_sched.c; ptrace stops in kfacade_trace.c). The core calls it
- * through this table so that unit tests can run the core on a fake system. */
+ * and the only one that changes them (nice, affinity, autogroups and
+ * SCHED_IDLE in kfacade_sched.c; ptrace stops in kfacade_trace.c, or
+ * through the ptrace task-watch source's tracer thread when it is the
+ * source, watch_ptrace.c; kills checked against the identity,
+ * thread_ident.c). The core and its consumers call it through this table
+ * so that unit tests can run them on a fake system. */
 #ifndef CGFUSED_KFACADE_H
 #define CGFUSED_KFACADE_H
 
