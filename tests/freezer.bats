@@ -264,7 +264,35 @@ $c"
 	assert_runs "$c"
 }
 
-@test "a frozen shell that traps USR1 gets it once the daemon is unmounted" {
+# The kernel lets the daemon's tracees go when its tracer thread ends, but
+# a thread strace holds was stopped with SIGSTOP (strace held meanwhile):
+# only the enforcement thread's give-back, a SIGCONT before strace is let
+# go, keeps strace from passing the stop on for good.
+@test "the daemon's stop lets a frozen thread that strace traces run again" {
+	local a t
+	cg_busy a
+	strace -qq -e trace=none -p "$a" >/dev/null 2>&1 3>&- &
+	t=$!
+	CG_HELPERS+=("$t")
+	cg_wait_for "/proc/$a/status" "^TracerPid:[[:space:]]*$t\$"
+	if [[ $(cg_watch_source) == ptrace ]]; then
+		return 0	# the move is refused (freezing_traced)
+	fi
+	# Let go after strace's own stop at its attach (held in that one,
+	# the loop would need no SIGSTOP).
+	cg_poll_until -m '^[^tT]$' state "$a"
+	echo "$a" >"$MNT/g/cgroup.procs"
+	freeze "$MNT/g"
+	assert_frozen "$a"
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	cg_poll_until -m '^[^tT]$' state "$a"
+	assert_runs "$a"
+}
+
+# A signal sent while frozen waits (the kernel delivers it once the stop
+# ends, whoever ends it).
+@test "a frozen shell runs no USR1 trap while frozen, and runs it once the daemon is unmounted" {
 	local b
 	bash --norc -c "trap 'echo usr1 >>$CG_TMP/got' USR1; while :; do sleep 0.05; done" \
 		>/dev/null 2>&1 3>&- &

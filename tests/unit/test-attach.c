@@ -8,6 +8,7 @@
 
 #include <glib.h>
 
+#include "core/attach.h"
 #include "core/cgroup.h"
 #include "core/css_set.h"
 #include "ctl/ctl.h"
@@ -552,6 +553,36 @@ static void test_pid_reuse(void)
 	assert_content(&e, b, "tasks", "200\n");
 	wr_ok(&e, b, "cgroup.procs", "101");
 	assert_content(&e, b, "cgroup.procs", "200\n500\n");
+	env_teardown(&e);
+}
+
+/* A record made after the prepare, whose thread has died since (its exit
+ * not reported yet) and whose id another thread has, of the writer's own
+ * user: may_move() asks again under the lock, and the dead thread's record
+ * is not moved on the new thread's uids. */
+static void test_reused_after_prepare(void)
+{
+	const struct cg_cred user = { .pid = WRITER, .uid = 1000, .gid = 1000 };
+	struct cg_attach_prep *p;
+	struct env e;
+	uint64_t a, b;
+
+	env_setup(&e);
+	populate(&e);
+	a = mkdir_ok(&e, e.top[0], "a");
+	b = mkdir_ok(&e, e.top[0], "b");
+	wr_ok(&e, a, "tasks", "200");		/* tracked, root's */
+	p = cgroup_attach_prepare(e.core, 200, false, &user);
+	fake_kf_reuse(e.fk, 200, 200);
+	wr_ok(&e, a, "tasks", "200");		/* the new thread, a record of its own */
+	fake_kf_exit_late(e.fk, 200);
+	fake_kf_reuse(e.fk, 200, 200);
+	fake_kf_set_uids(e.fk, 200, &(struct task_uids){ 1000, 1000, 1000, 1000 });
+	cg_write_lock(&e.core->lock);
+	g_assert_cmpint(cgroup_attach(cgroup_by_id(e.core, b), p, &user), ==, -ESRCH);
+	cg_write_unlock(&e.core->lock);
+	cgroup_attach_prep_free(p);
+	assert_content(&e, b, "tasks", "");
 	env_teardown(&e);
 }
 
@@ -1134,6 +1165,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/attach/lost-exits-resync", test_lost_exits_resync);
 	g_test_add_func("/attach/fork-follows-parent", test_fork_follows_parent);
 	g_test_add_func("/attach/pid-reuse", test_pid_reuse);
+	g_test_add_func("/attach/reused-after-prepare", test_reused_after_prepare);
 	g_test_add_func("/attach/move-back-frees", test_move_back_frees);
 	g_test_add_func("/attach/root-attach-untracked", test_root_attach_untracked);
 	g_test_add_func("/attach/root-procs-partly-tracked", test_root_procs_partly_tracked);

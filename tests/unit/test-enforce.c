@@ -4,6 +4,8 @@
  * seized once, and runs again only when neither holds it. Driven pass by
  * pass on the fake facade, whose ptrace stops a thread at once and, like
  * the kernel's, refuses a second seize of a traced thread. */
+#include <sched.h>
+#include <signal.h>
 #include <string.h>
 
 #include <glib.h>
@@ -12,6 +14,7 @@
 #include "ctl/ctl.h"
 #include "enforce/enforce_thread.h"
 #include "enforce/freezer.h"
+#include "enforce/idle.h"
 #include "enforce/quota.h"
 #include "enforce/tracees.h"
 #include "fake-kfacade.h"
@@ -193,30 +196,87 @@ static void test_stop(void)
 	teardown(&b);
 }
 
-/* The enforcement thread's stop (the daemon's umount) lets every thread
- * it holds go, with the signal its stop took: the kernel would let them
- * go too when the daemon exits, so only this shows the thread's part. */
+#define P300 300	/* idle */
+#define P400 400	/* idle group, SCHED_BATCH its own choice */
+#define P500 500	/* in no group */
+
+/* Polls cond(b) for up to 10 s: the enforcement thread's passes. */
+static bool eventually(struct both *b, bool (*cond)(struct both *b))
+{
+	gint64 end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
+
+	while (!cond(b) && g_get_monotonic_time() < end)
+		g_usleep(1000);
+	return cond(b);
+}
+
+static bool all_held(struct both *b)
+{
+	struct fake_kf *fk = b->e.fk;
+
+	return fake_kf_frozen(fk, P200) && fake_kf_frozen(fk, 100) && fake_kf_frozen(fk, 101) &&
+	       fake_kf_policy(fk, P300) == SCHED_IDLE;
+}
+
+/* The enforcement thread's stop (the daemon's umount) gives back what it
+ * holds, and only that: a frozen thread (with the signal its stop took),
+ * throttled ones, an idle one. The kernel would let the traced ones go
+ * too when the thread ends, but not resume one held with SIGSTOP, nor
+ * give a policy back (freezer.bats, quota.bats show those). */
 static void test_thread_stop_releases(void)
 {
+	uint64_t f, i, now = (uint64_t)g_get_monotonic_time() * 1000;
 	struct enforce_thread *th;
+	struct idle_enforcer *ie;
+	struct fake_kf_calls was;
 	struct both b;
-	gint64 end;
 
 	setup(&b);
-	wr_ok(&b.e, b.g, "tasks", "200");
+	fake_kf_add_process(b.e.fk, P300, 1);
+	fake_kf_add_process(b.e.fk, P400, 1);
+	fake_kf_add_process(b.e.fk, P500, 1);
+	fake_kf_set_own_policy(b.e.fk, P400, SCHED_BATCH);
+	fake_kf_set_own_policy(b.e.fk, P500, SCHED_BATCH);
+	/* g throttled at the thread's clock, with a debt of a whole period
+	 * at 1 ms a second: held for minutes. */
+	wr_ok(&b.e, b.g, "cpu.cfs_period_us", "1000000");
+	wr_ok(&b.e, b.g, "cpu.cfs_quota_us", "1000");
+	quota_pass(b.qe, now);
+	fake_kf_run(b.e.fk, 100, 1500 * MS, 0, 0);
+	fake_kf_run(b.e.fk, 101, 500 * MS, 0, 1);
+	quota_pass(b.qe, now + MS);
+	g_assert_cmpuint(quota_stats(b.qe)->throttled, ==, 1);
+	f = mkdir_ok(&b.e, b.e.top[0], "f");
+	wr_ok(&b.e, f, "tasks", "200");
 	fake_kf_send_signal(b.e.fk, P200, SIGUSR1);
-	th = enforce_thread_start(b.tr, b.fe, b.qe, NULL);
+	wr_ok(&b.e, f, "freezer.state", "FROZEN");
+	i = mkdir_ok(&b.e, b.e.top[0], "i");
+	wr_ok(&b.e, i, "tasks", "300");
+	wr_ok(&b.e, i, "tasks", "400");
+	wr_ok(&b.e, i, "cpu.idle", "1");
+	ie = idle_enforcer_new(b.e.core);
+	g_assert_nonnull(ie);
+	th = enforce_thread_start(b.tr, b.fe, b.qe, ie);	/* its first passes hold */
 	g_assert_nonnull(th);
-	wr_ok(&b.e, b.g, "freezer.state", "FROZEN");	/* the thread's pass freezes */
-	end = g_get_monotonic_time() + 10 * G_USEC_PER_SEC;
-	while (!fake_kf_frozen(b.e.fk, P200) && g_get_monotonic_time() < end)
-		g_usleep(1000);
-	g_assert_true(fake_kf_frozen(b.e.fk, P200));
+	g_assert_true(eventually(&b, all_held));
+	was = fake_kf_calls(b.e.fk);
 	enforce_thread_stop(th);
+	assert_stopped(&b, false);
 	g_assert_false(fake_kf_traced(b.e.fk, P200));
-	g_assert_false(fake_kf_traced(b.e.fk, 100));
 	g_assert_cmpint(fake_kf_given_back(b.e.fk, P200), ==, SIGUSR1);
+	g_assert_cmpint(fake_kf_policy(b.e.fk, P300), ==, SCHED_OTHER);
+	/* Only those: three thaws, one policy, nothing sent. */
+	g_assert_cmpuint(fake_kf_calls(b.e.fk).trace_thaw - was.trace_thaw, ==, 3);
+	g_assert_cmpuint(fake_kf_calls(b.e.fk).policy - was.policy, ==, 1);
+	g_assert_cmpint(fake_kf_policy(b.e.fk, P400), ==, SCHED_BATCH);
+	g_assert_cmpint(fake_kf_policy(b.e.fk, P500), ==, SCHED_BATCH);
+	for (pid_t t = 100; t <= P500; t += 100)
+		g_assert_cmpint(fake_kf_conts(b.e.fk, t), ==, 0);
+	g_assert_false(fake_kf_traced(b.e.fk, P500));
 	g_assert_false(tracees_tracing(b.tr));
+	g_assert_cmpuint(tracees_nr_held(b.tr, TRACEE_FROZEN), ==, 0);
+	g_assert_cmpuint(tracees_nr_held(b.tr, TRACEE_THROTTLED), ==, 0);
+	idle_enforcer_free(ie);
 	teardown(&b);
 }
 
