@@ -257,8 +257,10 @@ static void move_task(struct cg_core *core, struct task *t, struct cgroup *dst,
 	account(core, t, th);
 	task_set_css_set(core, t, cset);
 	put_css_set(core, cset);
-	/* Back in the root: closed after the unlock (th's identity is t's). */
-	if (cset == core->init_css_set && !t->unwatched && th && th->ident.ino == t->ident.ino) {
+	/* Back in the root: closed after the unlock (th's identity is t's),
+	 * for a source that follows what is held (kfacade.h). */
+	if (cset == core->init_css_set && core->kf->holds_threads && !t->unwatched && th &&
+	    th->ident.ino == t->ident.ino) {
 		t->unwatched = th->to_close = true;
 	}
 }

@@ -233,6 +233,14 @@ struct kfacade {
 	 * (kernel/watch.h's late sources): an attach then checks that a
 	 * tracked thread is still the one its id names. */
 	bool late_exits;
+	/* task_open() holds the thread for a task-watch source that follows
+	 * only the threads it holds (ptrace, scan): the core lets a thread
+	 * moved back to the root go (task->unwatched), so that a debugger can
+	 * trace it, and holds it again on its next move into a group. Without
+	 * (the connector, which hears of every task) a thread in the root
+	 * keeps its identity, and a move into a group from the root opens
+	 * none (a pidfd and a /proc read fewer). */
+	bool holds_threads;
 };
 
 struct watch_source;

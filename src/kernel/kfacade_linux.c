@@ -326,6 +326,7 @@ struct kfacade *kfacade_linux_new(struct watch_source *ws)
 	kl->base.ops = &linux_ops;
 	kl->ws = ws;
 	kl->base.late_exits = ws->ops->late;
+	kl->base.holds_threads = ws->ops->hold != NULL;
 	kl->online_cpus = read_list("/sys/devices/system/cpu/online", "0");
 	/* The kernel's top_cpuset.mems_allowed is node_states[N_MEMORY]. */
 	kl->online_mems = read_list("/sys/devices/system/node/has_memory", "0");

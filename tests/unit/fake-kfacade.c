@@ -116,6 +116,7 @@ static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 			g_hash_table_insert(fk->opens, &o->ino, o);
 		}
 		o->n++;
+		fk->calls.task_open++;
 		id->ino = t->ino;
 		id->tgid = t->tgid;
 	}
@@ -761,6 +762,7 @@ struct fake_kf *fake_kf_new(void)
 	fk->base.ops = &fake_ops;
 	/* fake_kf_exit_late_known() reports like a late source. */
 	fk->base.late_exits = true;
+	fk->base.holds_threads = true;
 	g_mutex_init(&fk->lock);
 	g_cond_init(&fk->cputime_cond);
 	fk->threads = g_hash_table_new_full(NULL, NULL, NULL, g_free);
@@ -1203,6 +1205,11 @@ int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup)
 	nice = GPOINTER_TO_INT(g_hash_table_lookup(fk->ag_nice, GINT_TO_POINTER(autogroup)));
 	g_mutex_unlock(&fk->lock);
 	return nice;
+}
+
+void fake_kf_set_holds_threads(struct fake_kf *fk, bool holds)
+{
+	fk->base.holds_threads = holds;	/* set before the core's threads read it */
 }
 
 void fake_kf_set_may_trace(struct fake_kf *fk, bool may)

@@ -84,6 +84,7 @@ struct fake_kf_calls {
 	unsigned trace_freeze, trace_thaw;	/* threads frozen, thawed */
 	unsigned policy;			/* set_policy calls so far */
 	unsigned task_cputime, process_cputime;	/* figures read so far */
+	unsigned task_open;			/* identities opened so far */
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
@@ -105,6 +106,9 @@ void fake_kf_set_own_affinity(struct fake_kf *fk, pid_t tid, const char *list);
 void fake_kf_set_session(struct fake_kf *fk, pid_t tgid, int autogroup);
 int fake_kf_autogroup_nice(struct fake_kf *fk, int autogroup);
 void fake_kf_set_privileged(struct fake_kf *fk, bool privileged);
+/* Whether task_open() holds the thread for a source that follows only
+ * the threads it holds (kfacade.holds_threads; yes unless told otherwise). */
+void fake_kf_set_holds_threads(struct fake_kf *fk, bool holds);
 /* Whether the daemon may ptrace its tasks (yes unless told otherwise). */
 void fake_kf_set_may_trace(struct fake_kf *fk, bool may);
 struct fake_kf_calls fake_kf_calls(struct fake_kf *fk);

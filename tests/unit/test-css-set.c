@@ -76,6 +76,37 @@ static void test_reuse(void)
 	env_teardown(&e);
 }
 
+/* With a source that hears of every task (the connector: the facade holds
+ * no thread for it), a task moved back to the root keeps its identity, and
+ * moving it into a group again opens none: a move from the root costs no
+ * pidfd and no /proc read. */
+static void test_root_keeps_identity(void)
+{
+	struct env e;
+	uint64_t a;
+
+	env_setup(&e);
+	fake_kf_set_holds_threads(e.fk, false);
+	fake_kf_add_process(e.fk, 100, 1);
+	a = mkdir_ok(&e, e.top[0], "a");
+	wr_ok(&e, a, "tasks", "100");
+	g_assert_cmpuint(fake_kf_calls(e.fk).task_open, ==, 1);
+	for (int i = 0; i < 3; i++) {
+		wr_ok(&e, e.top[0], "tasks", "100");
+		g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 100), ==, 1);
+		wr_ok(&e, a, "tasks", "100");
+	}
+	g_assert_cmpuint(fake_kf_calls(e.fk).task_open, ==, 1);
+	assert_content(&e, a, "tasks", "100\n");
+	/* Its exit closes it, from the root as from a group. */
+	wr_ok(&e, e.top[0], "tasks", "100");
+	fake_kf_exit(e.fk, 100);
+	assert_content(&e, a, "tasks", "");	/* the exit caught up */
+	g_assert_cmpuint(fake_kf_open_count(e.fk), ==, 0);
+	g_assert_cmpint(cg_rmdir(e.core, e.top[0], "a", &root_cred), ==, 0);
+	env_teardown(&e);
+}
+
 /* The last task moved back to the root frees the css_set; the task stays
  * tracked, in init_css_set, until it exits, but its identity is closed
  * (task->unwatched: a task-watch source that traces it lets it go). */
@@ -472,6 +503,7 @@ int main(int argc, char **argv)
 	g_test_set_nonfatal_assertions();
 	g_test_add_func("/css-set/reuse", test_reuse);
 	g_test_add_func("/css-set/release-move-back", test_release_move_back);
+	g_test_add_func("/css-set/root-keeps-identity", test_root_keeps_identity);
 	g_test_add_func("/css-set/release-exit", test_release_exit);
 	g_test_add_func("/css-set/hash-uses-all-bits", test_hash_uses_all_bits);
 	g_test_add_func("/css-set/hash-synthetic-heap", test_hash_synthetic_heap);
