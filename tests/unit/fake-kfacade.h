@@ -84,6 +84,9 @@ struct fake_kf_calls {
 	unsigned trace_freeze, trace_thaw;	/* threads frozen, thawed */
 	unsigned policy;			/* set_policy calls so far */
 	unsigned task_cputime, process_cputime;	/* figures read so far */
+	/* Identities held (task_open, task_hold): what the ptrace source
+	 * seizes the thread for. */
+	unsigned holds;
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
