@@ -53,3 +53,35 @@ switches() {
 	assert_output "${#s}"
 	cg_poll_until -m '^[1-9]' cg_status "$s" TracerPid
 }
+
+# every_child_in PID TASKS: each live child of PID is listed in TASKS.
+every_child_in() {
+	local c
+	for c in $(cat /proc/"$1"/task/*/children 2>/dev/null); do
+		[[ -d /proc/$c ]] || continue
+		grep -qx "$c" "$2" || { echo "child $c of $1 is not in $2"; return 1; }
+	done
+}
+
+@test "a member forking while cgfused restarts daemonized has every child in its group" {
+	cg_mount -o tracking=ptrace
+	mkdir "$MNT/g"
+	# A long sleep every 20 ms until told to stop, each in the group.
+	setsid bash -c 'while [[ ! -e $1 ]]; do sleep 1000 & sleep 0.02; done; : >"$1.done"; wait' \
+		forker "$CG_TMP/stop" >/dev/null 2>&1 3>&- &
+	FORKER=$!
+	CG_HELPERS+=("$FORKER")
+	echo "$FORKER" >"$MNT/g/cgroup.procs"
+	cg_poll_until -m '^[1-9]' cg_status "$FORKER" TracerPid
+	fusermount3 -u "$MNT"
+	cg_wait_gone "$CG_PID"
+	"$CGFUSED" -o "state=$CG_TMP/mnt.state,config=none,rules=none,tracking=ptrace" "$MNT" 3>&-
+	cg_wait_mounted "$MNT"
+	# Its forks after the start are followed: a few more, then stop.
+	cg_poll_until -m '^[1-9]' cg_status "$FORKER" TracerPid
+	touch "$CG_TMP/stop"
+	cg_poll_until test -e "$CG_TMP/stop.done"
+	cg_poll_until every_child_in "$FORKER" "$MNT/g/tasks"
+	run grep -x "$FORKER" "$MNT/g/tasks"
+	assert_success
+}

@@ -125,6 +125,10 @@ struct kfacade_ops {
 	/* A descriptor that polls readable when task_events() has something,
 	 * or -1 if there is none to wait on. */
 	int (*event_fd)(struct kfacade *kf);
+	/* The process that serves (after daemonizing) starts watching: a
+	 * source that traces the held threads (ptrace) traces them from
+	 * here, not in the process that forked it. May be NULL. */
+	void (*watch_start)(struct kfacade *kf);
 	/* SIGKILL to thread tid if it is still the thread id names (which
 	 * ends its whole process): 0, or -ESRCH when that thread is gone. */
 	int (*task_kill)(struct kfacade *kf, pid_t tid, const struct task_ident *id);

@@ -149,6 +149,14 @@ static int linux_event_fd(struct kfacade *kf)
 	return ws->ops->event_fd(ws);
 }
 
+static void linux_watch_start(struct kfacade *kf)
+{
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	if (ws->ops->start)
+		ws->ops->start(ws);
+}
+
 /* A source that traces threads itself takes the freezer's ptrace too: a
  * thread has one tracer. */
 static int linux_trace_freeze(struct kfacade *kf, pid_t tid)
@@ -285,6 +293,7 @@ static const struct kfacade_ops linux_ops = {
 	.task_close = linux_task_close,
 	.task_events = linux_task_events,
 	.event_fd = linux_event_fd,
+	.watch_start = linux_watch_start,
 	.task_alive = linux_task_alive,
 	.task_kill = linux_task_kill,
 	.thread_ids = linux_thread_ids,
