@@ -32,6 +32,7 @@ struct fake_thread {
 	bool in_vfork;		/* waits for its vfork child */
 	int pending_sig;	/* a signal on its way: its stop takes it */
 	int given_back;		/* the signal the last thaw gave back */
+	bool trace_pending;	/* fake_kf_set_trace_pending() */
 };
 
 /* One identity the core tracks (between task_open and task_close). */
@@ -585,6 +586,8 @@ static int fake_trace_freeze(struct kfacade *kf, pid_t tid)
 	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
 	if (!t)
 		ret = -ESRCH;
+	else if (t->trace_pending)
+		ret = -EAGAIN;
 	else if (t->traced || t->traced_by_other)
 		ret = -EPERM;
 	else {
@@ -1312,6 +1315,13 @@ void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged)
 {
 	g_mutex_lock(&fk->lock);
 	thread_locked(fk, tid)->traced_by_other = debugged;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_set_trace_pending(struct fake_kf *fk, pid_t tid, bool pending)
+{
+	g_mutex_lock(&fk->lock);
+	thread_locked(fk, tid)->trace_pending = pending;
 	g_mutex_unlock(&fk->lock);
 }
 
