@@ -66,12 +66,15 @@ every_child_in() {
 @test "a member forking while cgfused restarts daemonized has every child in its group" {
 	cg_mount -o tracking=ptrace
 	mkdir "$MNT/g"
-	# A long sleep every 20 ms until told to stop, each in the group.
-	setsid bash -c 'while [[ ! -e $1 ]]; do sleep 1000 & sleep 0.02; done; : >"$1.done"; wait' \
-		forker "$CG_TMP/stop" >/dev/null 2>&1 3>&- &
+	# Once in the group (GO), a long sleep every 20 ms until told to stop.
+	# What it forks before that is not the group's (short sleeps, gone).
+	setsid bash -c 'until [[ -e $2 ]]; do sleep 0.01; done
+		while [[ ! -e $1 ]]; do sleep 1000 & sleep 0.02; done; : >"$1.done"; wait' \
+		forker "$CG_TMP/stop" "$CG_TMP/go" >/dev/null 2>&1 3>&- &
 	FORKER=$!
 	CG_HELPERS+=("$FORKER")
 	echo "$FORKER" >"$MNT/g/cgroup.procs"
+	touch "$CG_TMP/go"
 	cg_poll_until -m '^[1-9]' cg_status "$FORKER" TracerPid
 	fusermount3 -u "$MNT"
 	cg_wait_gone "$CG_PID"
