@@ -25,7 +25,7 @@ static void drop_untracked(struct cg_core *core, GPtrArray *created)
 /* A thread as found before the lock was taken. */
 struct prep_thread {
 	pid_t tid;
-	int ret;			/* of opening it (task_read_new) */
+	int ret;			/* of opening it (task_read_unheld, task_hold) */
 	bool own;			/* ident was opened here, and is no task's yet */
 	struct task_ident ident;	/* the one opened, or the tracked task's */
 	uint64_t proc_ns;		/* its process's CPU time; UINT64_MAX: unknown */
@@ -91,31 +91,37 @@ static struct prep_thread *prep_find(struct cg_attach_prep *p, pid_t tid)
 	return NULL;
 }
 
-/* A thread a debugger has cannot be held (-EBUSY from the facade's
- * task-watch source); a writer who may not move it (may_move's rule, asked
- * of the leader for a whole process) is told -EACCES, which the kernel
- * checks first. */
-static void busy_or_denied(struct kfacade *kf, struct cg_attach_prep *p,
-			   const struct cg_cred *cred)
+/* may_move()'s and may_manage()'s answer from what the prepare read: the
+ * first refusal of the commit, unless a thread was adopted meanwhile. */
+static int prep_refusal(const struct cg_attach_prep *p, const struct cg_cred *cred)
 {
-	struct task_origin o;
-	struct task_uids ids;
-	pid_t target = p->pid;
-	bool busy = false, denied;
+	if (cred->uid != 0) {
+		if (p->uids_ret)
+			return p->uids_ret;
+		if (p->target_ino && !p->target_alive)
+			return -ESRCH;
+		if (cred->uid != p->uids.uid && cred->uid != p->uids.suid)
+			return -EACCES;
+	}
+	return p->manage_ret;
+}
 
-	for (guint i = 0; i < p->threads->len; i++)
-		busy |= g_array_index(p->threads, struct prep_thread, i).ret == -EBUSY;
-	if (!busy || cred->uid == 0)
-		return;
-	if (p->threadgroup && kf->ops->task_origin(kf, p->pid, &o) == 0)
-		target = o.tgid;
-	denied = kf->ops->task_uids(kf, target, &ids) == 0 && cred->uid != ids.uid &&
-		 cred->uid != ids.suid;
-	for (guint i = 0; denied && i < p->threads->len; i++) {
+/* The last step: the identities read are held (the task-watch source
+ * follows them from now on; a debugger's: -EBUSY), unless the commit is
+ * going to refuse the move anyway, which then holds nothing: with
+ * -o tracking=ptrace a hold traces the thread, and a writer must not have
+ * the daemon trace a task it may not move. */
+static void prep_hold(struct kfacade *kf, struct cg_attach_prep *p, int refused)
+{
+	for (guint i = 0; i < p->threads->len; i++) {
 		struct prep_thread *th = &g_array_index(p->threads, struct prep_thread, i);
 
-		if (th->ret == -EBUSY)
-			th->ret = -EACCES;
+		if (th->own) {
+			th->ret = refused ? refused : kf->ops->task_hold(kf, th->tid, &th->ident);
+			th->own = th->ret == 0;
+		} else if (th->unwatched && !refused) {
+			th->reopened = kf->ops->task_open(kf, th->tid, &th->reopen) == 0;
+		}
 	}
 }
 
@@ -150,11 +156,9 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 		    !kf->ops->task_alive(kf, th->tid, &th->ident))
 			th->ident = (struct task_ident){ 0 };
 		if (!th->ident.ino) {		/* not tracked: as task_get() */
-			th->ret = task_read_new(kf, th->tid, &th->ident, &th->proc_ns, &th->now);
+			th->ret = task_read_unheld(kf, th->tid, &th->ident, &th->proc_ns, &th->now);
 			th->own = th->read = th->ret == 0;
 		} else {			/* tracked: as task_account() */
-			if (th->unwatched)
-				th->reopened = kf->ops->task_open(kf, th->tid, &th->reopen) == 0;
 			if (kf->ops->process_cputime(kf, th->ident.tgid, &th->proc_ns) < 0)
 				th->proc_ns = UINT64_MAX;
 			if (th->proc_ns == UINT64_MAX || th->proc_ns != th->charged_proc_ns)
@@ -164,7 +168,6 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 		if (th->ret == 0 && !first)
 			first = th;
 	}
-	busy_or_denied(kf, p, cred);
 	if (!first)
 		return p;
 	/* may_move() and may_manage(), about the threads they will ask about. */
@@ -177,6 +180,7 @@ struct cg_attach_prep *cgroup_attach_prepare(struct cg_core *core, pid_t pid, bo
 	}
 	p->manage_tid = first->tid;
 	p->manage_ret = kf->ops->may_manage(kf, first->tid);
+	prep_hold(kf, p, prep_refusal(p, cred));
 	return p;
 }
 

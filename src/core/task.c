@@ -87,19 +87,35 @@ struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *
 	return t;
 }
 
-int task_read_new(struct kfacade *kf, pid_t tid, struct task_ident *ident, uint64_t *proc_ns,
-		  struct task_cputime *now)
+/* What a new task starts with, of a thread whose identity was read. */
+static void read_figures(struct kfacade *kf, pid_t tid, const struct task_ident *ident,
+			 uint64_t *proc_ns, struct task_cputime *now)
 {
-	int ret = kf->ops->task_open(kf, tid, ident);
-
-	if (ret < 0)
-		return ret;
 	/* What it ran until now was in the root, which counts the system. */
 	if (kf->ops->process_cputime(kf, ident->tgid, proc_ns) < 0)
 		*proc_ns = UINT64_MAX;
 	*now = (struct task_cputime){ 0 };
 	kf->ops->task_cputime(kf, ident->tgid, tid, now);
-	return 0;
+}
+
+int task_read_new(struct kfacade *kf, pid_t tid, struct task_ident *ident, uint64_t *proc_ns,
+		  struct task_cputime *now)
+{
+	int ret = kf->ops->task_open(kf, tid, ident);
+
+	if (ret == 0)
+		read_figures(kf, tid, ident, proc_ns, now);
+	return ret;
+}
+
+int task_read_unheld(struct kfacade *kf, pid_t tid, struct task_ident *ident, uint64_t *proc_ns,
+		     struct task_cputime *now)
+{
+	int ret = kf->ops->task_ident(kf, tid, ident);
+
+	if (ret == 0)
+		read_figures(kf, tid, ident, proc_ns, now);
+	return ret;
 }
 
 int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)

@@ -59,6 +59,10 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created);
  * own figures): 0 or task_open's -errno. */
 int task_read_new(struct kfacade *kf, pid_t tid, struct task_ident *ident, uint64_t *proc_ns,
 		  struct task_cputime *now);
+/* The same without the hold (the facade's task_ident): for a move, which
+ * holds the identity (task_hold) only once the writer may move it. */
+int task_read_unheld(struct kfacade *kf, pid_t tid, struct task_ident *ident, uint64_t *proc_ns,
+		     struct task_cputime *now);
 /* A new task in init_css_set from what task_read_new() read (the ident is
  * the task's now); tid must not be tracked. */
 struct task *task_new(struct cg_core *core, pid_t tid, const struct task_ident *ident,

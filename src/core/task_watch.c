@@ -43,6 +43,8 @@ struct task_watch *task_watch_start(struct cg_core *core)
 {
 	struct task_watch *w;
 
+	if (core->kf->ops->watch_start)
+		core->kf->ops->watch_start(core->kf);
 	if (core->kf->ops->event_fd(core->kf) < 0)
 		return NULL;
 	w = g_new0(struct task_watch, 1);

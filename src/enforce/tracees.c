@@ -17,6 +17,7 @@ struct tracee {
 	/* Held as the tracer of threads held for these (see hold_tracer). */
 	unsigned as_tracer, tracer_named;
 	bool traced;			/* seized; else refused (a debugger has it) */
+	bool again;			/* not yet: seized at the next pass (see seize) */
 	bool stopped;			/* its stop was reported */
 	int sig;			/* to give back when resumed */
 	/* Not traced: the thread tracing it, held here so that the SIGSTOP
@@ -115,7 +116,11 @@ static bool seize(struct tracees *tr, struct tracee *t, const struct task_ident 
 		return false;
 	ret = tr->kf->ops->trace_freeze(tr->kf, t->tid);
 	t->traced = ret == 0;
-	return ret == 0 || ret == -EPERM;
+	/* The tracer's own already, its first stop not taken in yet (a child
+	 * whose fork report is on its way): on its way to a stop, tried again
+	 * at each pass, which the enforcer makes soon. */
+	t->again = ret == -EAGAIN;
+	return ret == 0 || ret == -EPERM || t->again;
 }
 
 /* Holds thread tid, which traces a thread held for reason: seized and
@@ -202,15 +207,17 @@ void tracees_hold(struct tracees *tr, pid_t tid, const struct task_ident *id,
 			return;
 		}
 		g_hash_table_insert(tr->by_tid, GINT_TO_POINTER(tid), t);
-		if (!t->traced)
+		if (!t->traced && !t->again)
 			hold_traced(tr, t, reason);
-	} else if (!t->traced && (t->tracer ? !hold_traced(tr, t, reason) : retry)) {
-		/* Its tracer let it go, or a refusal tried again. */
+	} else if (!t->traced &&
+		   (t->again || (t->tracer ? !hold_traced(tr, t, reason) : retry))) {
+		/* Not yet the last time, its tracer let it go, or a refusal
+		 * tried again. */
 		if (!seize(tr, t, id)) {
 			g_hash_table_remove(tr->by_tid, GINT_TO_POINTER(tid));
 			return;
 		}
-		if (!t->traced)
+		if (!t->traced && !t->again)
 			hold_traced(tr, t, reason);
 	}
 	t->reasons |= reason;
@@ -287,7 +294,9 @@ void tracees_count(struct tracees *tr, unsigned reason, struct tracees_count *c)
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
 		if (!(t->reasons & reason))
 			continue;
-		if (!t->traced && !t->tracer)
+		if (t->again)
+			c->stopping++;
+		else if (!t->traced && !t->tracer)
 			c->refused++;
 		else if (t->stopped)
 			c->stopped++;
@@ -315,7 +324,8 @@ static bool any(struct tracees *tr, bool stopping)
 
 	g_hash_table_iter_init(&iter, tr->by_tid);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t))
-		if ((t->traced || (stopping && t->tracer)) && !(stopping && t->stopped))
+		if ((t->traced || (stopping && (t->tracer || t->again))) &&
+		    !(stopping && t->stopped))
 			return true;
 	return false;
 }

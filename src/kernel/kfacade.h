@@ -103,6 +103,15 @@ struct kfacade_ops {
 	 * there is no such thread, -EINVAL for a kernel thread (the kernel
 	 * refuses to move those). */
 	int (*task_open)(struct kfacade *kf, pid_t tid, struct task_ident *id);
+	/* task_open() in two steps, for a move that asks first whether it
+	 * may (the task-watch source must not follow, so trace, a task the
+	 * writer may not move): task_ident() only reads the identity, as
+	 * task_open() does, and holds nothing (nothing to close);
+	 * task_hold() then holds that identity, as task_open() does, and
+	 * task_close() ends it: 0, -ESRCH when the thread is gone or another
+	 * by now, or the source's refusal (-EBUSY: a debugger has it). */
+	int (*task_ident)(struct kfacade *kf, pid_t tid, struct task_ident *id);
+	int (*task_hold)(struct kfacade *kf, pid_t tid, const struct task_ident *id);
 	/* The core stops tracking the thread. */
 	void (*task_close)(struct kfacade *kf, const struct task_ident *id);
 	/* Forks, exits and execs since the last call, in order (of every thread: the
@@ -119,6 +128,10 @@ struct kfacade_ops {
 	/* A descriptor that polls readable when task_events() has something,
 	 * or -1 if there is none to wait on. */
 	int (*event_fd)(struct kfacade *kf);
+	/* The process that serves (after daemonizing) starts watching: a
+	 * source that traces the held threads (ptrace) traces them from
+	 * here, not in the process that forked it. May be NULL. */
+	void (*watch_start)(struct kfacade *kf);
 	/* SIGKILL to thread tid if it is still the thread id names (which
 	 * ends its whole process): 0, or -ESRCH when that thread is gone. */
 	int (*task_kill)(struct kfacade *kf, pid_t tid, const struct task_ident *id);

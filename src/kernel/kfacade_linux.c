@@ -42,10 +42,16 @@ static char *proc_status(pid_t tid)
 	return g_file_get_contents(path, &data, NULL, NULL) ? data : NULL;
 }
 
+static int linux_task_ident(struct kfacade *kf, pid_t tid, struct task_ident *id)
+{
+	(void)kf;
+	return thread_ident(tid, &id->ino, &id->tgid);
+}
+
 static int linux_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 {
 	struct watch_source *ws = to_linux(kf)->ws;
-	int ret = thread_ident(tid, &id->ino, &id->tgid);
+	int ret = linux_task_ident(kf, tid, id);
 
 	if (ret == 0 && ws->ops->hold)
 		ret = ws->ops->hold(ws, tid, id);
@@ -70,6 +76,16 @@ static bool linux_task_alive(struct kfacade *kf, pid_t tid, const struct task_id
 {
 	(void)kf;
 	return thread_ident_alive(tid, id);
+}
+
+/* The identity the prepare read may name another thread by now. */
+static int linux_task_hold(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	if (!linux_task_alive(kf, tid, id))
+		return -ESRCH;
+	return ws->ops->hold ? ws->ops->hold(ws, tid, id) : 0;
 }
 
 static int linux_task_events(struct kfacade *kf, struct task_event *ev, unsigned max)
@@ -131,6 +147,14 @@ static int linux_event_fd(struct kfacade *kf)
 	struct watch_source *ws = to_linux(kf)->ws;
 
 	return ws->ops->event_fd(ws);
+}
+
+static void linux_watch_start(struct kfacade *kf)
+{
+	struct watch_source *ws = to_linux(kf)->ws;
+
+	if (ws->ops->start)
+		ws->ops->start(ws);
 }
 
 /* A source that traces threads itself takes the freezer's ptrace too: a
@@ -264,9 +288,12 @@ static bool linux_task_in_vfork(struct kfacade *kf, pid_t tid, const struct task
 
 static const struct kfacade_ops linux_ops = {
 	.task_open = linux_task_open,
+	.task_ident = linux_task_ident,
+	.task_hold = linux_task_hold,
 	.task_close = linux_task_close,
 	.task_events = linux_task_events,
 	.event_fd = linux_event_fd,
+	.watch_start = linux_watch_start,
 	.task_alive = linux_task_alive,
 	.task_kill = linux_task_kill,
 	.thread_ids = linux_thread_ids,

@@ -41,6 +41,10 @@ struct watch_source_ops {
 	 * (a debugger), which the ptrace source cannot follow. */
 	int (*hold)(struct watch_source *ws, pid_t tid, const struct task_ident *id);
 	void (*release)(struct watch_source *ws, const struct task_ident *id);
+	/* As kfacade_ops.watch_start: holds before it are only noted (a
+	 * source that traces them does so from then on, in this process).
+	 * May be NULL. */
+	void (*start)(struct watch_source *ws);
 	/* The freezer's ptrace lever, for a source that itself traces threads
 	 * (a thread has one tracer, so every ptrace of the daemon must then go
 	 * through it): the semantics of kfacade_ops.trace_freeze, trace_report

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "kernel/kfacade_sched.h"
+#include "kernel/proc_list.h"
 #include "kernel/task_cputime.h"
 #include "lib/worker.h"
 
@@ -62,7 +63,8 @@ struct tracee {
 	bool group_stop;	/* that stop is a group-stop */
 	bool detach;		/* to let go at its next stop */
 	bool exiting;		/* its exit was reported */
-	bool reseize;		/* held before a fork of the daemon: to seize */
+	bool reseize;		/* held before watch_start or a fork of the daemon: to seize */
+	uint64_t held_ns;	/* reseize: since when it is not followed (boot time) */
 	uint64_t born_seq;	/* an unclaimed child: its fork's event number */
 };
 
@@ -103,6 +105,7 @@ struct watch_ptrace {
 	unsigned nr_freeze;	/* tracees a freeze asked for, not thawed */
 	uint64_t nr_events, nr_lost, nr_refused;
 	unsigned nr_traced;
+	bool started;		/* watch_start(): holds trace (before: noted) */
 
 	/* The tracer thread's own (and the caller's before it runs). */
 	GHashTable *by_tid;	/* tid -> struct tracee */
@@ -466,10 +469,12 @@ static pid_t tracer_of(pid_t tid)
 	return tracer;
 }
 
+static void add_hold(struct watch_ptrace *wp, struct tracee *t, pid_t tid,
+		     const struct task_ident *id);
+
 static int do_hold(struct watch_ptrace *wp, pid_t tid, const struct task_ident *id)
 {
 	struct tracee *t = lookup(wp, tid);
-	struct hold *h = g_hash_table_lookup(wp->holds, &id->ino);
 
 	if (!t) {
 		if (ptrace(PTRACE_SEIZE, tid, 0, (void *)(long)WATCH_OPTIONS) < 0) {
@@ -502,6 +507,43 @@ static int do_hold(struct watch_ptrace *wp, pid_t tid, const struct task_ident *
 		    ptrace(PTRACE_SETOPTIONS, tid, 0, (void *)(long)WATCH_OPTIONS) == 0)
 			t->options_set = true;
 	}
+	add_hold(wp, t, tid, id);
+	return 0;
+}
+
+/* A hold before watch_start(), on the caller's thread (there is no tracer
+ * thread yet): noted, and seized by the serving process's tracer thread
+ * (seize_again). A debugger's thread is refused as do_hold() does. */
+static int note_hold(struct watch_ptrace *wp, pid_t tid, const struct task_ident *id)
+{
+	struct tracee *t = lookup(wp, tid);
+	pid_t tracer;
+
+	if (!t) {
+		if ((tracer = tracer_of(tid))) {
+			g_mutex_lock(&wp->lock);
+			wp->nr_refused++;
+			g_mutex_unlock(&wp->lock);
+			g_message("thread %d is traced by process %d (a debugger?): it cannot "
+				  "be followed, and is not moved", tid, tracer);
+			return -EBUSY;
+		}
+		t = tracee_add(wp, tid, id->tgid, true);
+		t->options_set = t->forked = t->reseize = true;
+		t->held_ns = ksched_boottime_ns(NULL);
+		wp->nr_reseize++;
+		count_traced(wp);
+	}
+	add_hold(wp, t, tid, id);
+	return 0;
+}
+
+/* The hold's count, on tracee t of thread tid. */
+static void add_hold(struct watch_ptrace *wp, struct tracee *t, pid_t tid,
+		     const struct task_ident *id)
+{
+	struct hold *h = g_hash_table_lookup(wp->holds, &id->ino);
+
 	t->born_seq = 0;
 	t->detach = false;	/* a release's interrupt ends as a plain stop */
 	if (h && (h->tid != tid || h->gen != t->gen)) {
@@ -522,7 +564,6 @@ static int do_hold(struct watch_ptrace *wp, pid_t tid, const struct task_ident *
 	}
 	h->count++;
 	t->holds++;
-	return 0;
 }
 
 static void do_release(struct watch_ptrace *wp, const struct task_ident *id)
@@ -539,9 +580,14 @@ static void do_release(struct watch_ptrace *wp, const struct task_ident *id)
 		t->holds--;
 	if (--h->count == 0)
 		g_hash_table_remove(wp->holds, &id->ino);
-	/* A frozen one goes at its thaw, an exiting one at its death. */
-	if (t && !t->holds && !t->freeze && !t->exiting)
-		let_go(t);
+	/* A frozen one goes at its thaw, an exiting one at its death; one
+	 * not seized yet is dropped by seize_again. */
+	if (t && !t->holds && !t->freeze && !t->exiting) {
+		if (t->reseize)
+			t->detach = true;
+		else
+			let_go(t);
+	}
 }
 
 static int do_freeze(struct watch_ptrace *wp, pid_t tid)
@@ -631,16 +677,53 @@ static void serve(struct watch_ptrace *wp)
 	g_mutex_unlock(&wp->lock);
 }
 
-/* The held threads an earlier process traced (see after_fork), seized
- * once it let them go (EPERM until then). */
+/* The children thread tid of process tgid forked since since_ns (boot
+ * time), while it was not traced (before watch_start, or while the parent
+ * of a fork of the daemon traced it): seized now and reported as forked,
+ * each before its own children, so that they join tid's groups as if
+ * their forks had been seen. Older ones are the state replay's (it places
+ * those born after the member joined). Another tracer's are left. */
+static void seize_children(struct watch_ptrace *wp, pid_t tgid, pid_t tid, uint64_t since_ns)
+{
+	uint64_t tick_ns = 1000000000ULL / (uint64_t)sysconf(_SC_CLK_TCK);
+	GArray *kids = g_array_new(FALSE, FALSE, sizeof(pid_t));
+
+	if (proc_children(tgid, tid, kids) < 0)
+		g_array_set_size(kids, 0);
+	for (guint i = 0; i < kids->len; i++) {
+		pid_t c = g_array_index(kids, pid_t, i);
+		struct task_event ev = { .what = TASK_EVENT_FORK, .tid = c, .tgid = c, .parent = tid };
+		struct proc_task_cputime ct;
+		struct tracee *t;
+
+		/* /proc's start time is rounded down to a tick. */
+		if (lookup(wp, c) || task_stat_read(c, c, &ct) < 0 ||
+		    (ct.starttime + 1) * tick_ns < since_ns ||
+		    ptrace(PTRACE_SEIZE, c, 0, (void *)(long)WATCH_OPTIONS) < 0)
+			continue;
+		t = tracee_add(wp, c, c, true);
+		t->options_set = t->forked = true;
+		queue_event(wp, &ev);
+		t->born_seq = wp->seq;
+		g_queue_push_tail(&wp->unclaimed, GINT_TO_POINTER(c));
+		seize_children(wp, c, c, since_ns);
+	}
+	g_array_unref(kids);
+}
+
+/* The held threads noted before watch_start (note_hold) or that an earlier
+ * process traced (see after_fork), seized (the latter once it let them
+ * go: EPERM until then), and their children forked meanwhile with them. */
 static void seize_again(struct watch_ptrace *wp)
 {
 	bool late = g_get_monotonic_time() >= wp->reseize_until;
+	GArray *seized;
 	GHashTableIter iter;
 	struct tracee *t;
 
 	if (!wp->nr_reseize)
 		return;
+	seized = g_array_new(FALSE, FALSE, sizeof(struct tracee));	/* copies */
 	g_hash_table_iter_init(&iter, wp->by_tid);
 	while (g_hash_table_iter_next(&iter, NULL, (gpointer *)&t)) {
 		int err = 0;
@@ -656,12 +739,20 @@ static void seize_again(struct watch_ptrace *wp)
 		t->reseize = false;
 		if (!err && t->freeze)
 			(void)ptrace(PTRACE_INTERRUPT, t->tid, 0, 0);	/* asked meanwhile */
+		if (!err && t->holds && !t->detach)
+			g_array_append_val(seized, *t);
 		if (err)
 			g_message("thread %d could not be traced again: its children are not "
 				  "followed (%s)", t->tid, g_strerror(err));
 		if (err || !t->holds || t->detach)
 			g_hash_table_iter_remove(&iter);
 	}
+	/* Not in the walk: they are added to the table. */
+	for (guint i = 0; i < seized->len; i++) {
+		t = &g_array_index(seized, struct tracee, i);
+		seize_children(wp, t->tgid, t->tid, t->held_ns);
+	}
+	g_array_unref(seized);
 	count_traced(wp);
 }
 
@@ -677,6 +768,7 @@ static void tracer_loop(void *data, int stop_fd)
 
 	if (setpriority(PRIO_PROCESS, (id_t)gettid(), TRACER_NICE) < 0)
 		g_debug("ptrace watch: nice %d: %s", TRACER_NICE, g_strerror(errno));
+	seize_again(wp);	/* the holds noted before it ran, at once */
 	for (;;) {
 		struct signalfd_siginfo si;
 		int timeout = more ? 0 : g_hash_table_size(wp->by_tid) ? RESCAN_MS : -1;
@@ -725,7 +817,8 @@ static void after_fork(struct watch_ptrace *wp)
 		}
 		*t = (struct tracee){ .tid = t->tid, .tgid = t->tgid, .gen = t->gen,
 				      .holds = t->holds, .watched = true, .options_set = true,
-				      .forked = true, .reseize = true };
+				      .forked = true, .reseize = true,
+				      .held_ns = ksched_boottime_ns(NULL) };
 		wp->nr_reseize++;
 	}
 	wp->reseize_until = g_get_monotonic_time() + RESEIZE_MAX_US;
@@ -768,18 +861,46 @@ static int call(struct watch_ptrace *wp, struct req *r)
 	return r->ret;
 }
 
+/* Whether the holds are only noted yet: before watch_start, with no
+ * tracer thread (the caller has the tables to itself then). */
+static bool early(struct watch_ptrace *wp)
+{
+	bool ret;
+
+	g_mutex_lock(&wp->lock);
+	ret = !wp->started && !wp->w;
+	g_mutex_unlock(&wp->lock);
+	return ret;
+}
+
 static int wp_hold(struct watch_source *ws, pid_t tid, const struct task_ident *id)
 {
 	struct req r = { .op = REQ_HOLD, .tid = tid, .id = *id };
 
-	return call(to_wp(ws), &r);
+	return early(to_wp(ws)) ? note_hold(to_wp(ws), tid, id) : call(to_wp(ws), &r);
 }
 
 static void wp_release(struct watch_source *ws, const struct task_ident *id)
 {
 	struct req r = { .op = REQ_RELEASE, .id = *id };
 
-	call(to_wp(ws), &r);
+	if (early(to_wp(ws)))
+		do_release(to_wp(ws), id);
+	else
+		call(to_wp(ws), &r);
+}
+
+/* The serving process: its tracer thread seizes what was noted. */
+static void wp_start(struct watch_source *ws)
+{
+	struct watch_ptrace *wp = to_wp(ws);
+
+	g_mutex_lock(&wp->lock);
+	wp->started = true;
+	wp->reseize_until = g_get_monotonic_time() + RESEIZE_MAX_US;
+	if (tracer_ready(wp) < 0)
+		g_warning("ptrace watch: no tracer thread");
+	g_mutex_unlock(&wp->lock);
 }
 
 static int wp_trace_freeze(struct watch_source *ws, pid_t tid)
@@ -893,6 +1014,7 @@ static const struct watch_source_ops ptrace_ops = {
 	.event_fd = wp_event_fd,
 	.hold = wp_hold,
 	.release = wp_release,
+	.start = wp_start,
 	.trace_freeze = wp_trace_freeze,
 	.trace_report = wp_trace_report,
 	.trace_thaw = wp_trace_thaw,

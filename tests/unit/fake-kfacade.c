@@ -32,6 +32,7 @@ struct fake_thread {
 	bool in_vfork;		/* waits for its vfork child */
 	int pending_sig;	/* a signal on its way: its stop takes it */
 	int given_back;		/* the signal the last thaw gave back */
+	bool trace_pending;	/* fake_kf_set_trace_pending() */
 };
 
 /* One identity the core tracks (between task_open and task_close). */
@@ -93,20 +94,37 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
+/* task_ident and task_hold, one system call (task_open) or two. */
+static int ident_of(struct fake_kf *fk, pid_t tid, struct task_ident *id)
 {
-	struct fake_kf *fk = to_fake(kf);
 	struct fake_thread *t;
-	struct fake_open *o;
 	int ret = 0;
 
-	count_sys_call(to_fake(kf));
 	g_mutex_lock(&fk->lock);
 	t = tid > 0 ? g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid)) : NULL;
 	if (!t) {
 		ret = -ESRCH;
 	} else if (t->kthread) {
 		ret = -EINVAL;
+	} else {
+		id->ino = t->ino;
+		id->tgid = t->tgid;
+	}
+	g_mutex_unlock(&fk->lock);
+	return ret;
+}
+
+/* The watch source's hold (with ptrace, a PTRACE_SEIZE): counted. */
+static int hold(struct fake_kf *fk, pid_t tid, const struct task_ident *id)
+{
+	struct fake_thread *t;
+	struct fake_open *o;
+	int ret = 0;
+
+	g_mutex_lock(&fk->lock);
+	t = tid > 0 ? g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid)) : NULL;
+	if (!t || t->ino != id->ino) {
+		ret = -ESRCH;
 	} else {
 		o = g_hash_table_lookup(fk->opens, &t->ino);
 		if (!o) {
@@ -116,12 +134,31 @@ static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
 			g_hash_table_insert(fk->opens, &o->ino, o);
 		}
 		o->n++;
-		fk->calls.task_open++;
-		id->ino = t->ino;
-		id->tgid = t->tgid;
+		fk->calls.holds++;
 	}
 	g_mutex_unlock(&fk->lock);
 	return ret;
+}
+
+static int fake_task_ident(struct kfacade *kf, pid_t tid, struct task_ident *id)
+{
+	count_sys_call(to_fake(kf));
+	return ident_of(to_fake(kf), tid, id);
+}
+
+static int fake_task_hold(struct kfacade *kf, pid_t tid, const struct task_ident *id)
+{
+	count_sys_call(to_fake(kf));
+	return hold(to_fake(kf), tid, id);
+}
+
+static int fake_task_open(struct kfacade *kf, pid_t tid, struct task_ident *id)
+{
+	int ret;
+
+	count_sys_call(to_fake(kf));
+	ret = ident_of(to_fake(kf), tid, id);
+	return ret < 0 ? ret : hold(to_fake(kf), tid, id);
 }
 
 static void fake_task_close(struct kfacade *kf, const struct task_ident *id)
@@ -549,6 +586,8 @@ static int fake_trace_freeze(struct kfacade *kf, pid_t tid)
 	t = g_hash_table_lookup(fk->threads, GINT_TO_POINTER(tid));
 	if (!t)
 		ret = -ESRCH;
+	else if (t->trace_pending)
+		ret = -EAGAIN;
 	else if (t->traced || t->traced_by_other)
 		ret = -EPERM;
 	else {
@@ -714,6 +753,8 @@ static void fake_exec_proc_close(struct kfacade *kf, struct exec_proc *p)
 
 static const struct kfacade_ops fake_ops = {
 	.task_open = fake_task_open,
+	.task_ident = fake_task_ident,
+	.task_hold = fake_task_hold,
 	.task_close = fake_task_close,
 	.task_events = fake_task_events,
 	.event_fd = fake_event_fd,
@@ -1280,6 +1321,13 @@ void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged)
 {
 	g_mutex_lock(&fk->lock);
 	thread_locked(fk, tid)->traced_by_other = debugged;
+	g_mutex_unlock(&fk->lock);
+}
+
+void fake_kf_set_trace_pending(struct fake_kf *fk, pid_t tid, bool pending)
+{
+	g_mutex_lock(&fk->lock);
+	thread_locked(fk, tid)->trace_pending = pending;
 	g_mutex_unlock(&fk->lock);
 }
 

@@ -84,7 +84,9 @@ struct fake_kf_calls {
 	unsigned trace_freeze, trace_thaw;	/* threads frozen, thawed */
 	unsigned policy;			/* set_policy calls so far */
 	unsigned task_cputime, process_cputime;	/* figures read so far */
-	unsigned task_open;			/* identities opened so far */
+	/* Identities held (task_open, task_hold): what the ptrace source
+	 * seizes the thread for. */
+	unsigned holds;
 };
 
 /* Thread tid ran run_ns in user space (and waited wait_ns to run), last on
@@ -125,6 +127,10 @@ bool fake_kf_frozen(struct fake_kf *fk, pid_t tid);
 bool fake_kf_traced(struct fake_kf *fk, pid_t tid);
 /* A debugger traces the thread: ->trace_freeze() gives EPERM. */
 void fake_kf_set_debugged(struct fake_kf *fk, pid_t tid, bool debugged);
+/* The daemon's own tracer has the thread already, its first stop not taken
+ * in yet (a child auto-attached whose fork report is pending, as the ptrace
+ * source's tracer thread sees it): ->trace_freeze() gives EAGAIN. */
+void fake_kf_set_trace_pending(struct fake_kf *fk, pid_t tid, bool pending);
 /* Thread tracer traces the thread (its parent with PTRACE_TRACEME, say):
  * ->trace_freeze() gives EPERM, ->trace_status() names tracer, and a
  * SIGSTOP (->trace_signal()) stops it until the tracer resumes it. */

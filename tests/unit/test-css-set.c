@@ -90,13 +90,13 @@ static void test_root_keeps_identity(void)
 	fake_kf_add_process(e.fk, 100, 1);
 	a = mkdir_ok(&e, e.top[0], "a");
 	wr_ok(&e, a, "tasks", "100");
-	g_assert_cmpuint(fake_kf_calls(e.fk).task_open, ==, 1);
+	g_assert_cmpuint(fake_kf_calls(e.fk).holds, ==, 1);
 	for (int i = 0; i < 3; i++) {
 		wr_ok(&e, e.top[0], "tasks", "100");
 		g_assert_cmpuint(fake_kf_open_count_tid(e.fk, 100), ==, 1);
 		wr_ok(&e, a, "tasks", "100");
 	}
-	g_assert_cmpuint(fake_kf_calls(e.fk).task_open, ==, 1);
+	g_assert_cmpuint(fake_kf_calls(e.fk).holds, ==, 1);
 	assert_content(&e, a, "tasks", "100\n");
 	/* Its exit closes it, from the root as from a group. */
 	wr_ok(&e, e.top[0], "tasks", "100");

@@ -300,6 +300,37 @@ static void test_debugged(void)
 	teardown(&e, fe);
 }
 
+/* A thread the daemon's tracer has already, its fork's report on its way
+ * (the ptrace source's EAGAIN): on its way to a stop, not refused, and
+ * tried again at the next pass, which is due soon; no recheck needed. */
+static void test_trace_pending(void)
+{
+	struct freezer_enforcer *fe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &fe);
+	g = group_of_100(&e);
+	fake_kf_set_trace_pending(e.fk, 101, true);
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	g_assert_true(freezer_pass(fe, false));	/* look again soon */
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	g_assert_false(fake_kf_traced(e.fk, 101));
+	g_assert_cmpuint(freezer_stats(fe)->refused, ==, 0);
+	g_assert_cmpuint(freezer_stats(fe)->freezing, ==, 1);
+	assert_content(&e, g, "freezer.state", "FREEZING\n");
+	g_assert_true(freezer_pass(fe, false));	/* still pending */
+	fake_kf_set_trace_pending(e.fk, 101, false);
+	g_assert_false(freezer_pass(fe, false));
+	g_assert_true(fake_kf_frozen(e.fk, 101));
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+	/* A thaw lets both go. */
+	wr_ok(&e, g, "freezer.state", "THAWED");
+	freezer_pass(fe, false);
+	g_assert_false(fake_kf_traced(e.fk, 100) || fake_kf_traced(e.fk, 101));
+	teardown(&e, fe);
+}
+
 /* A thread its own parent traces (PTRACE_TRACEME) is stopped with SIGSTOP
  * once its tracer is held stopped, which then cannot resume it; the group
  * is FROZEN. At the thaw it gets a SIGCONT before its tracer is let go. */
@@ -494,6 +525,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/freezer/membership", test_membership);
 	g_test_add_func("/freezer/slow-stop", test_slow_stop);
 	g_test_add_func("/freezer/debugged", test_debugged);
+	g_test_add_func("/freezer/trace-pending", test_trace_pending);
 	g_test_add_func("/freezer/vfork-waiter", test_vfork_waiter);
 	g_test_add_func("/freezer/traced-by-parent", test_traced_by_parent);
 	g_test_add_func("/freezer/traced-by-another-user", test_traced_by_another_user);

@@ -524,6 +524,36 @@ static void test_refused_move_tracks_nothing(void)
 	env_teardown(&e);
 }
 
+/* The writer's right comes before the watch source's hold: a task the
+ * writer may not move is never held, so never traced (-o tracking=ptrace
+ * seizes a held thread), not even for a moment. */
+static void test_refused_move_holds_nothing(void)
+{
+	static const char *const files[] = { "tasks", "cgroup.procs" };
+	static const char *const refused[] = { "600", "700", "800", "950" };
+	struct env e;
+	uint64_t g;
+	unsigned holds;
+
+	env_setup(&e);
+	populate(&e);
+	g = mkdir_ok(&e, e.top[0], "g");
+	chown_group(&e, g, USER, USER);
+	holds = fake_kf_calls(e.fk).holds;
+	for (unsigned f = 0; f < G_N_ELEMENTS(files); f++)
+		for (unsigned i = 0; i < G_N_ELEMENTS(refused); i++) {
+			EXPECT_INT(wr_as(&e, &user, g, files[f], refused[i]), -EACCES, "%s %s",
+				   files[f], refused[i]);
+			EXPECT_INT(fake_kf_calls(e.fk).holds, holds, "holds after %s %s",
+				   files[f], refused[i]);
+		}
+	/* One it may move is held, each of its threads once. */
+	holds = fake_kf_calls(e.fk).holds;
+	g_assert_cmpint(wr_as(&e, &user, g, "cgroup.procs", "500"), ==, 3);
+	g_assert_cmpint(fake_kf_calls(e.fk).holds, ==, holds + 2);
+	env_teardown(&e);
+}
+
 /* The agent runs with the daemon's rights: only root sets it, whoever owns
  * the file (the kernel: CAP_SYS_ADMIN). */
 static void test_release_agent_root_only(void)
@@ -712,6 +742,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/perms/delegation", test_delegation);
 	g_test_add_func("/perms/move-owner-rules", test_move_owner_rules);
 	g_test_add_func("/perms/refused-move-tracks-nothing", test_refused_move_tracks_nothing);
+	g_test_add_func("/perms/refused-move-holds-nothing", test_refused_move_holds_nothing);
 	g_test_add_func("/perms/release-agent-root-only", test_release_agent_root_only);
 	g_test_add_func("/perms/root-owned-by-daemon-user", test_root_owned_by_daemon_user);
 	g_test_add_func("/perms/open-modes", test_open_modes);
