@@ -139,6 +139,29 @@ int task_get(struct cg_core *core, pid_t tid, struct task **out, bool *created)
 	return 0;
 }
 
+struct task_close {
+	struct kfacade *kf;
+	struct task_ident ident;
+};
+
+/* Deferred to the unlock: a close is a system call, and with the ptrace
+ * source a release that waits for the tracer thread. */
+static void task_close(void *data)
+{
+	struct task_close *c = data;
+
+	c->kf->ops->task_close(c->kf, &c->ident);
+	g_free(c);
+}
+
+static void task_close_later(struct cg_core *core, const struct task *t)
+{
+	struct task_close *c = g_new(struct task_close, 1);
+
+	*c = (struct task_close){ core->kf, t->ident };
+	cg_write_defer(&core->lock, task_close, c);
+}
+
 void task_drop(struct cg_core *core, struct task *t)
 {
 	cg_assert_write_held(&core->lock);
@@ -149,7 +172,7 @@ void task_drop(struct cg_core *core, struct task *t)
 	task_migrate(core, t, t->cset, NULL);
 	put_css_set(core, t->cset);
 	if (!t->unwatched)
-		core->kf->ops->task_close(core->kf, &t->ident);
+		task_close_later(core, t);
 	slab_free(&core->task_pool, t);
 }
 
