@@ -31,22 +31,21 @@ static bool read_small(int dfd, const char *name, char *buf, size_t size)
 /* Whether the process's last exec is done with its new image: an exec
  * gives the process its new command name and executable first, and only
  * then (binfmt_elf's create_elf_tables) the bounds of its arguments and
- * environment, which read empty meanwhile; the code and stack bounds are
- * set last. "stat" shows them as 0 until then (1 1 0 to a reader that may
+ * environment, which read empty meanwhile; the bounds of its code are set
+ * after those. "stat" shows them as 0 until then (1 1 to a reader that may
  * not see them, which cannot read the environment either; 0 in a zombie). */
 static bool exec_settled(int dfd)
 {
 	char stat[2048], *fields;
-	unsigned long start_code, end_code, start_stack;
+	unsigned long start_code, end_code;
 
 	if (!read_small(dfd, "stat", stat, sizeof(stat)) || !(fields = strrchr(stat, ')')))
 		return false;
-	/* After "pid (comm)": state is field 3, startcode 26 ... startstack 28. */
+	/* After "pid (comm)": state is field 3, startcode 26, endcode 27. */
 	if (sscanf(fields + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
-		   "%*d %*d %*d %*d %*u %*u %*d %*u %lu %lu %lu", &start_code, &end_code,
-		   &start_stack) != 3)
+		   "%*d %*d %*d %*d %*u %*u %*d %*u %lu %lu", &start_code, &end_code) != 2)
 		return false;
-	return start_code || end_code || start_stack;
+	return start_code || end_code;
 }
 
 bool kexec_proc_open_at(struct kfacade *kf, int dfd, struct exec_proc *p)

@@ -302,14 +302,16 @@ static bool open_planted(const char *dir)
 
 /* A process looked at in the middle of an exec has its new name and exe,
  * and an empty environment (no sticky mark): not to be placed then, its
- * exec's own report follows. Once done, or to a reader not allowed to
- * see the bounds (1 1 0), it is. */
+ * exec's own report follows. Once done (its code's bounds set), or to a
+ * reader not allowed to see the bounds (1 1 0), it is. */
 static void test_exec_proc_mid_exec(void)
 {
 	g_autofree char *dir = g_dir_make_tmp("cgrules-proc-XXXXXX", NULL);
 
 	g_assert_nonnull(dir);
 	plant_proc(dir, "0 0 0");
+	g_assert_false(open_planted(dir));
+	plant_proc(dir, "0 0 140736763321424");	/* its stack placed already */
 	g_assert_false(open_planted(dir));
 	plant_proc(dir, "94891252772864 94891252792745 140736763321424");
 	g_assert_true(open_planted(dir));
