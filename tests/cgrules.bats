@@ -111,20 +111,28 @@ wait_log() {
 }
 
 @test "cgfused-exec --sticky: the rules leave the command where it was put; without it they move it" {
-	rules "*:$CMD  cpu  /placed"
+	# The sticky one is a shell under a name of its own, which a rule
+	# names too: running, its execs were reported; the non-sticky one it
+	# starts then is placed after them (the rules take execs in order).
+	local sh=${CMD:0:14}s s p
+	cp "$(command -v sh)" "$BIN/$sh"
+	rules "*:$CMD  cpu  /placed
+*:$sh  cpu  /placed"
 	cg_mount -o "rules=$RULES"
 	mkdir "$MNT/placed" "$MNT/mine"
-	local s p
-	start s "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" --sticky -g cpu:/mine
-	cg_poll_until -x "$CMD" cat "/proc/$s/comm"
-	start p "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" -g cpu:/mine
+	start s "$CGFUSED_TOOLS/cgfused-exec" --mount "$MNT" --sticky -g cpu:/mine "$BIN/$sh" -c \
+		'env -u CGFUSED_STICKY "$1" --mount "$2" -g cpu:/mine "$3" 1000 &
+		echo "$!" >"$4.part" && mv "$4.part" "$4"
+		wait' sh "$CGFUSED_TOOLS/cgfused-exec" "$MNT" "$BIN/$CMD" "$CG_TMP/p"
+	cg_poll_until test -s "$CG_TMP/p"
+	p=$(<"$CG_TMP/p")
+	CG_HELPERS+=("$p")
 	cg_placed "$p" "$MNT/placed/cgroup.procs"
-	# The sticky one's exec came first: had a rule moved it, it would be
-	# done by the time the later one's was.
-	grep -qx "$s" "$MNT/mine/cgroup.procs"
+	run grep -qx "$s" "$MNT/mine/cgroup.procs"
+	assert_success
 	grep -qx CGFUSED_STICKY=1 < <(tr '\0' '\n' <"/proc/$s/environ")
-	run cat "$MNT/placed/cgroup.procs"
-	refute_line "$s"
+	run grep -qx CGFUSED_STICKY=1 < <(tr '\0' '\n' <"/proc/$p/environ")
+	assert_failure
 }
 
 # Root's processes in a delegated group are under its user's settings

@@ -231,7 +231,8 @@ struct kfacade_ops {
 	void (*watch_stat)(struct kfacade *kf, GString *out);
 
 	/* The exec rules' look at a process (kfacade_exec.c): opens process
-	 * pid and fills p (false: it is gone or unreadable, p needs no close);
+	 * pid and fills p (false: it is gone or unreadable, or in the middle
+	 * of an exec, which is reported once done; p needs no close);
 	 * whether its environment holds the string entry, reading at most
 	 * max bytes of it; closing p. */
 	bool (*exec_proc_open)(struct kfacade *kf, pid_t pid, struct exec_proc *p);

@@ -28,13 +28,32 @@ static bool read_small(int dfd, const char *name, char *buf, size_t size)
 	return true;
 }
 
-bool kexec_proc_open(struct kfacade *kf, pid_t pid, struct exec_proc *p)
+/* Whether the process's last exec is done with its new image: an exec
+ * gives the process its new command name and executable first, and only
+ * then (binfmt_elf's create_elf_tables) the bounds of its arguments and
+ * environment, which read empty meanwhile; the bounds of its code are set
+ * after those. "stat" shows them as 0 until then (1 1 to a reader that may
+ * not see them, which cannot read the environment either; 0 in a zombie). */
+static bool exec_settled(int dfd)
 {
-	char path[32], status[4096];
+	char stat[2048], *fields;
+	unsigned long start_code, end_code;
+
+	if (!read_small(dfd, "stat", stat, sizeof(stat)) || !(fields = strrchr(stat, ')')))
+		return false;
+	/* After "pid (comm)": state is field 3, startcode 26, endcode 27. */
+	if (sscanf(fields + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d "
+		   "%*d %*d %*d %*d %*u %*u %*d %*u %lu %lu", &start_code, &end_code) != 2)
+		return false;
+	return start_code || end_code;
+}
+
+bool kexec_proc_open_at(struct kfacade *kf, int dfd, struct exec_proc *p)
+{
+	char status[4096];
 	ssize_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	p->dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	p->dfd = dfd;
 	if (p->dfd < 0 || !read_small(p->dfd, "status", status, sizeof(status)) ||
 	    !status_id(status, "\nUid:", &p->uid) || !status_id(status, "\nGid:", &p->gid) ||
 	    !read_small(p->dfd, "comm", p->comm, sizeof(p->comm))) {
@@ -45,7 +64,23 @@ bool kexec_proc_open(struct kfacade *kf, pid_t pid, struct exec_proc *p)
 	/* A kernel thread has no exe: "". */
 	n = readlinkat(p->dfd, "exe", p->exe, sizeof(p->exe) - 1);
 	p->exe[n < 0 ? 0 : n] = '\0';
+	/* Checked after the name and exe, before the environment: what was
+	 * read is of a finished exec's image, or of one the report of a
+	 * later exec (still under way) makes moot. */
+	if (!exec_settled(p->dfd)) {
+		kexec_proc_close(kf, p);
+		return false;
+	}
 	return true;
+}
+
+bool kexec_proc_open(struct kfacade *kf, pid_t pid, struct exec_proc *p)
+{
+	char path[32];
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	return kexec_proc_open_at(kf, open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC),
+				  p);
 }
 
 bool kexec_proc_has_env(struct kfacade *kf, const struct exec_proc *p, const char *entry,

@@ -8,6 +8,10 @@
 #include "kernel/kfacade.h"
 
 bool kexec_proc_open(struct kfacade *kf, pid_t pid, struct exec_proc *p);
+/* The same of the /proc/PID directory open as dfd (taken over, also on
+ * failure; -1: none). False too for a process in the middle of an exec:
+ * that exec's own report follows. */
+bool kexec_proc_open_at(struct kfacade *kf, int dfd, struct exec_proc *p);
 bool kexec_proc_has_env(struct kfacade *kf, const struct exec_proc *p, const char *entry,
 			size_t max);
 void kexec_proc_close(struct kfacade *kf, struct exec_proc *p);

@@ -56,6 +56,7 @@ struct tracee {
 	bool options_set;	/* WATCH_OPTIONS are in effect */
 	bool forked;		/* its fork was reported (auto-attached child) */
 	bool parked;		/* stopped before its fork was seen: kept so */
+	bool wait_claim;	/* a held thread's new thread: parked until held */
 	gint64 parked_at;	/* since when (monotonic us) */
 	bool listening;		/* resumed with PTRACE_LISTEN: in a group-stop */
 	bool freeze;		/* trace_freeze() asked, not thawed */
@@ -212,8 +213,9 @@ static void on_stop(struct watch_ptrace *wp, struct tracee *t, int event, int si
 		queue_report(wp, t->tid, TRACE_STOPPED, give);
 		return;
 	}
-	if (t->watched && !t->forked && t->born_seq == 0 && !t->holds && !t->detach) {
-		t->parked = true;	/* a child whose fork comes next */
+	if (t->watched && ((!t->forked && t->born_seq == 0) || t->wait_claim) && !t->holds &&
+	    !t->detach) {
+		t->parked = true;	/* a child whose fork comes next, or its hold */
 		t->parked_at = g_get_monotonic_time();
 		wp->nr_parked++;
 		return;
@@ -273,11 +275,26 @@ static void on_fork(struct watch_ptrace *wp, struct tracee *t, int event)
 		c->born_seq = wp->seq;
 		g_queue_push_tail(&wp->unclaimed, GINT_TO_POINTER(child));
 	}
-	if (c->parked) {
+	/* A thread that ran before the core opened it could exec, and its
+	 * id, which the core opens it by, would be gone: the process would
+	 * leave its group. It waits for its hold (a second at most). */
+	c->wait_claim = ev.tgid == t->tgid && t->holds && !c->holds;
+	if (c->parked && c->wait_claim) {
+		c->parked_at = g_get_monotonic_time();
+	} else if (c->parked) {
 		c->parked = false;
 		wp->nr_parked--;
 		on_stop(wp, c, PTRACE_EVENT_STOP, SIGTRAP);
 	}
+}
+
+/* A parked thread goes on from its stop, as on_stop says now. */
+static void unpark(struct watch_ptrace *wp, struct tracee *t)
+{
+	t->parked = false;
+	t->wait_claim = false;
+	wp->nr_parked--;
+	on_stop(wp, t, PTRACE_EVENT_STOP, SIGTRAP);
 }
 
 /* Holds that named from (any thread of that tid) name to now. */
@@ -424,8 +441,14 @@ static void release_unclaimed(struct watch_ptrace *wp)
 		if (!t || !t->born_seq)
 			continue;
 		t->born_seq = 0;
-		if (!t->holds && !t->freeze && !t->exiting)
+		if (t->holds || t->freeze || t->exiting)
+			continue;
+		if (t->parked) {
+			t->detach = true;	/* at its stop already */
+			unpark(wp, t);
+		} else {
 			let_go(t);
+		}
 	}
 }
 
@@ -445,11 +468,10 @@ static void unpark_stale(struct watch_ptrace *wp)
 			due = g_slist_prepend(due, t);
 	for (GSList *l = due; l; l = l->next) {
 		t = l->data;
-		t->parked = false;
+		if (!t->forked)
+			t->detach = !t->holds;	/* never reported: not the core's */
 		t->forked = true;
-		t->detach = !t->holds;	/* never reported: not the core's */
-		wp->nr_parked--;
-		on_stop(wp, t, PTRACE_EVENT_STOP, SIGTRAP);
+		unpark(wp, t);	/* a reported one: let go when unclaimed */
 	}
 	g_slist_free(due);
 }
@@ -545,6 +567,7 @@ static void add_hold(struct watch_ptrace *wp, struct tracee *t, pid_t tid,
 	struct hold *h = g_hash_table_lookup(wp->holds, &id->ino);
 
 	t->born_seq = 0;
+	t->wait_claim = false;
 	t->detach = false;	/* a release's interrupt ends as a plain stop */
 	if (h && (h->tid != tid || h->gen != t->gen)) {
 		/* The identity moved (an exec took the leader's id). */
@@ -564,6 +587,8 @@ static void add_hold(struct watch_ptrace *wp, struct tracee *t, pid_t tid,
 	}
 	h->count++;
 	t->holds++;
+	if (t->parked && t->forked)
+		unpark(wp, t);	/* claimed: on from its first stop */
 }
 
 static void do_release(struct watch_ptrace *wp, const struct task_ident *id)
@@ -617,6 +642,10 @@ static int do_freeze(struct watch_ptrace *wp, pid_t tid)
 	g_mutex_lock(&wp->lock);
 	wp->nr_freeze++;
 	g_mutex_unlock(&wp->lock);
+	if (t->parked && t->forked) {
+		unpark(wp, t);	/* stopped already: frozen at this stop */
+		return 0;
+	}
 	/* Fails only for a thread exiting meanwhile: reported gone. */
 	(void)ptrace(PTRACE_INTERRUPT, tid, 0, 0);
 	return 0;

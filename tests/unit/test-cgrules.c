@@ -13,6 +13,7 @@
 #include <glib/gstdio.h>
 
 #include "config/cgrules.h"
+#include "kernel/kfacade_exec.h"
 #include "fake-kfacade.h"
 #include "test-env.h"
 
@@ -265,6 +266,67 @@ static void test_exec_placement(void)
 	env_teardown(&e);
 }
 
+/* A /proc/PID directory planted in dir: an exec of /bin/sleep whose
+ * "stat" shows the code and stack bounds given. */
+static void plant_proc(const char *dir, const char *layout)
+{
+	g_autofree char *status = g_build_filename(dir, "status", NULL);
+	g_autofree char *comm = g_build_filename(dir, "comm", NULL);
+	g_autofree char *stat = g_build_filename(dir, "stat", NULL);
+	g_autofree char *exe = g_build_filename(dir, "exe", NULL);
+	g_autofree char *line = g_strdup_printf("42 (sle) ep) R 1 42 42 0 -1 4194304 90 0 0 0 0 0 "
+						"0 0 20 0 1 0 5000 8806400 200 "
+						"18446744073709551615 %s 0 0 0 0 0 0 0 0 0 0 0 0 "
+						"0 0 0 0 0 0 0 0 0 0 0 0\n", layout);
+
+	g_assert_true(g_file_set_contents(status, "Name:\tsleep\nUid:\t0\t0\t0\t0\n"
+					  "Gid:\t0\t0\t0\t0\n", -1, NULL));
+	g_assert_true(g_file_set_contents(comm, "sleep\n", -1, NULL));
+	g_assert_true(g_file_set_contents(stat, line, -1, NULL));
+	(void)unlink(exe);
+	g_assert_cmpint(symlink("/bin/sleep", exe), ==, 0);
+}
+
+static bool open_planted(const char *dir)
+{
+	struct exec_proc p;
+	bool ok = kexec_proc_open_at(NULL, open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), &p);
+
+	if (ok) {
+		g_assert_cmpstr(p.comm, ==, "sleep");
+		g_assert_cmpstr(p.exe, ==, "/bin/sleep");
+		kexec_proc_close(NULL, &p);
+	}
+	return ok;
+}
+
+/* A process looked at in the middle of an exec has its new name and exe,
+ * and an empty environment (no sticky mark): not to be placed then, its
+ * exec's own report follows. Once done (its code's bounds set), or to a
+ * reader not allowed to see the bounds (1 1 0), it is. */
+static void test_exec_proc_mid_exec(void)
+{
+	g_autofree char *dir = g_dir_make_tmp("cgrules-proc-XXXXXX", NULL);
+
+	g_assert_nonnull(dir);
+	plant_proc(dir, "0 0 0");
+	g_assert_false(open_planted(dir));
+	plant_proc(dir, "0 0 140736763321424");	/* its stack placed already */
+	g_assert_false(open_planted(dir));
+	plant_proc(dir, "94891252772864 94891252792745 140736763321424");
+	g_assert_true(open_planted(dir));
+	plant_proc(dir, "1 1 0");
+	g_assert_true(open_planted(dir));
+	g_assert_false(kexec_proc_open_at(NULL, -1, &(struct exec_proc){ 0 }));
+	for (const char *const *f = (const char *const[]){ "status", "comm", "stat", "exe", NULL };
+	     *f; f++) {
+		g_autofree char *path = g_build_filename(dir, *f, NULL);
+
+		g_assert_cmpint(unlink(path), ==, 0);
+	}
+	g_assert_cmpint(rmdir(dir), ==, 0);
+}
+
 int main(int argc, char *argv[])
 {
 	g_test_init(&argc, &argv, NULL);
@@ -273,5 +335,6 @@ int main(int argc, char *argv[])
 	g_test_add_func("/cgrules/ref", test_ref);
 	g_test_add_func("/cgrules/load", test_load);
 	g_test_add_func("/cgrules/exec-placement", test_exec_placement);
+	g_test_add_func("/cgrules/exec-proc-mid-exec", test_exec_proc_mid_exec);
 	return g_test_run();
 }

@@ -16,6 +16,7 @@
 #include "core/cgroup.h"
 #include "ctl/cpu.h"
 #include "ctl/ctl.h"
+#include "enforce/freezer.h"
 #include "enforce/idle.h"
 #include "enforce/quota.h"
 #include "enforce/quota_period.h"
@@ -210,6 +211,57 @@ static void test_throttle_and_release(void)
 	g_assert_false(fake_kf_traced(e.fk, 100));
 	g_assert_cmpuint(quota_stats(qe)->capped, ==, 0);
 	teardown(&e, qe);
+}
+
+/* Over its quota before its throttle (a late sample), frozen past the
+ * period's end, thawed before the periods after it paid the overrun back:
+ * the thaw leaves it to the quota, which holds it until the period that
+ * clears the debt, or until a new quota starts a period owing nothing
+ * (freezer.bats waits for that one, not for the debt). */
+static void test_debt_outlasts_freeze(void)
+{
+	struct freezer_enforcer *fe;
+	struct quota_enforcer *qe;
+	struct env e;
+	uint64_t g;
+
+	env_setup_root(&e, &cgroup1_face, ctl_bit("cpu") | ctl_bit("freezer"));
+	fake_kf_add_process(e.fk, INIT, 1);
+	fake_kf_add_process(e.fk, P200, 1);
+	tr = tracees_new(fake_kf_facade(e.fk));
+	qe = quota_enforcer_new(e.core, tr);
+	fe = freezer_enforcer_new(e.core, tr);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "cgroup.procs", "200");
+	wr_ok(&e, g, "cpu.cfs_period_us", "1000000");
+	wr_ok(&e, g, "cpu.cfs_quota_us", "1000");
+	quota_pass(qe, 0);
+	/* 30 ms in its first 1 ms: 29 periods of debt. */
+	fake_kf_run(e.fk, P200, 30 * MS, 0, 0);
+	quota_pass(qe, 10 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, P200));
+	wr_ok(&e, g, "freezer.state", "FROZEN");
+	freezer_pass(fe, false);
+	assert_content(&e, g, "freezer.state", "FROZEN\n");
+	quota_pass(qe, 1000 * MS);
+	quota_pass(qe, 2000 * MS);
+	wr_ok(&e, g, "freezer.state", "THAWED");
+	freezer_pass(fe, false);
+	assert_content(&e, g, "freezer.state", "THAWED\n");
+	g_assert_true(fake_kf_frozen(e.fk, P200));	/* the quota's still */
+	g_assert_cmpuint(quota_stats(qe)->stopped, ==, 1);
+	quota_pass(qe, 3000 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, P200));
+	/* A new quota: a new period, no debt; it runs at once. */
+	wr_ok(&e, g, "cpu.cfs_quota_us", "10000");
+	quota_pass(qe, 3100 * MS);
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	g_assert_cmpuint(fake_kf_calls(e.fk).trace_freeze, ==, 1);	/* seized once */
+	tracees_release_all(tr, 0);
+	freezer_enforcer_free(fe);
+	quota_enforcer_free(qe);
+	tracees_free(tr);
+	env_teardown(&e);
 }
 
 /* A pass over a capped group costs its runnable threads: of a process of
@@ -578,6 +630,7 @@ int main(int argc, char **argv)
 	g_test_add_func("/quota/period/debt-and-burst", test_period_debt_and_burst);
 	g_test_add_func("/quota/no-cpu", test_no_cpu);
 	g_test_add_func("/quota/throttle-and-release", test_throttle_and_release);
+	g_test_add_func("/quota/debt-outlasts-freeze", test_debt_outlasts_freeze);
 	g_test_add_func("/quota/signal-given-back", test_signal_given_back);
 	g_test_add_func("/quota/sleepers-cost", test_sleepers_cost);
 	g_test_add_func("/quota/hierarchy-and-members", test_hierarchy_and_members);
