@@ -302,6 +302,9 @@ $c"
 		>/dev/null 2>&1 3>&- &
 	b=$!
 	CG_HELPERS+=("$b")
+	# Its trap is set (SigCgt has SIGUSR1, bit 9) before it is frozen:
+	# a USR1 before it would kill the shell.
+	cg_poll_until -m '^SigCgt:.*[2367abef][0-9a-f]{2}$' grep '^SigCgt' "/proc/$b/status"
 	echo "$b" >"$MNT/g/cgroup.procs"
 	freeze "$MNT/g"
 	kill -USR1 "$b"
