@@ -108,8 +108,8 @@ capped_busy() {
 	cg_busy a
 	echo "$a" >"$MNT/g/cgroup.procs"
 	cg_poll_until -t 60 -ge 1000000000 cg_cpu_ns "$a"	# 1 s, uncapped
-	# 1 ms a second: a late first sample owes up to a second, which
-	# 1 ms a period would pay back in a thousand periods.
+	# 1 ms a second: once throttled it is held until the period ends,
+	# and for what it ran over its quota after.
 	echo 1000000 >"$MNT/g/cpu.cfs_period_us"
 	c0=$(cg_cpu_ns "$a")
 	echo 1000 >"$MNT/g/cpu.cfs_quota_us"
