@@ -99,6 +99,39 @@ capped_busy() {
 	assert_line 'quota_capped_groups 1'
 }
 
+# As on the kernel, a written quota starts with its full runtime: the CPU
+# time a group used before is not charged to it, nor what it owed under
+# the quota it had, the same value rewritten too. Measured in the loop's
+# own CPU time from the write to its throttle (it is stopped then).
+@test "a quota charges only what ran after it was written, rewritten too" {
+	local a c0 c1 n
+	cg_busy a
+	echo "$a" >"$MNT/g/cgroup.procs"
+	cg_poll_until -t 60 -ge 1000000000 cg_cpu_ns "$a"	# 1 s, uncapped
+	# 1 ms a second: once throttled it is held until the period ends,
+	# and for what it ran over its quota after.
+	echo 1000000 >"$MNT/g/cpu.cfs_period_us"
+	c0=$(cg_cpu_ns "$a")
+	echo 1000 >"$MNT/g/cpu.cfs_quota_us"
+	wait_throttled "$a"
+	c1=$(cg_cpu_ns "$a")
+	echo "# ran $((c1 - c0)) ns from the cap to its throttle" >&3
+	[[ $((c1 - c0)) -ge 500000 ]] || { echo "throttled after $((c1 - c0)) ns of a 1 ms quota" >&2; return 1; }
+	# The same quota again: a pass that began after the write (the
+	# second published) lets it go, owing nothing, though its period is
+	# not over; it runs half its quota at least before its throttle.
+	c0=$(cg_cpu_ns "$a")
+	n=$(stat_field "$MNT/cgfused.stat" quota_passes)
+	echo 1000 >"$MNT/g/cpu.cfs_quota_us"
+	cg_poll_until -ge $((n + 2)) stat_field "$MNT/cgfused.stat" quota_passes
+	[[ $(state "$a") != t || $(cg_cpu_ns "$a") -gt $c0 ]] ||
+		{ echo "still held after the quota was written again" >&2; return 1; }
+	cg_poll_until -ge $((c0 + 500000)) cg_cpu_ns "$a"
+	wait_throttled "$a"
+	echo -1 >"$MNT/g/cpu.cfs_quota_us"
+	wait_free "$a"
+}
+
 @test "a 10 ms period caps too" {
 	local a s
 	cg_busy a

@@ -47,6 +47,9 @@ struct task_group {
 	uint64_t period;		/* ns */
 	uint64_t quota;			/* ns, RUNTIME_INF for none */
 	uint64_t burst;			/* ns */
+	/* Bandwidth settings written: each write refills the runtime, the
+	 * same values too (tg_set_cfs_bandwidth()). */
+	uint64_t bw_writes;
 	int64_t idle;			/* 0 or 1 */
 	uint64_t rt_period;		/* ns */
 	uint64_t rt_runtime;		/* ns, RUNTIME_INF for none */
@@ -216,6 +219,7 @@ static int tg_set_cfs_bandwidth(struct task_group *tg, uint64_t period, uint64_t
 		tg->period = period;
 		tg->quota = quota;
 		tg->burst = burst;
+		tg->bw_writes++;
 	}
 	return ret;
 }
@@ -440,6 +444,11 @@ uint64_t cpu_cfs_period(struct css *css)
 uint64_t cpu_cfs_burst(struct css *css)
 {
 	return css_tg(css)->burst;
+}
+
+uint64_t cpu_cfs_writes(struct css *css)
+{
+	return css_tg(css)->bw_writes;
 }
 
 bool cpu_group_idle(struct css *css)

@@ -27,6 +27,9 @@ struct cfs_bandwidth_stat {
 uint64_t cpu_cfs_quota(struct css *css);
 uint64_t cpu_cfs_period(struct css *css);
 uint64_t cpu_cfs_burst(struct css *css);
+/* How many times its bandwidth was written: a write starts a new quota,
+ * with a full runtime, even of the values it had. */
+uint64_t cpu_cfs_writes(struct css *css);
 bool cpu_group_idle(struct css *css);
 /* CPU time charged to the group and its descendants so far (ns). */
 uint64_t cpu_usage(struct css *css);

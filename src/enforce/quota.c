@@ -25,6 +25,7 @@ struct capped {
 	uint64_t id;
 	int parent;			/* the nearest capped ancestor, or -1 */
 	uint64_t quota, period, burst;
+	uint64_t writes;		/* cpu_cfs_writes() */
 	bool hold;			/* it or a capped ancestor is throttled */
 };
 
@@ -32,6 +33,12 @@ struct capped {
 struct held {
 	uint64_t id;
 	int capped;			/* its nearest capped ancestor-or-self */
+};
+
+/* A capped group's period, for the settings written writes times. */
+struct bandwidth {
+	uint64_t writes;
+	struct quota_period p;
 };
 
 /* A thread of a capped subtree. */
@@ -58,7 +65,7 @@ struct quota_enforcer {
 	GArray *held;			/* struct held */
 	GArray *members;		/* struct member */
 	GArray *usage;			/* uint64_t: each capped group's, last sample */
-	GHashTable *periods;		/* id -> struct quota_period * */
+	GHashTable *periods;		/* id -> struct bandwidth * */
 	GHashTable *marks;		/* held group id -> struct mark * */
 	GHashTable *clocks;		/* the members' tgid -> CPU clock, last pass */
 	bool retry;			/* a new throttle: try refused threads again */
@@ -184,7 +191,8 @@ static int visit(struct css *css, void *data)
 	inner = GPOINTER_TO_INT(g_hash_table_lookup(w->inner, css->parent)) - 1;
 	if (cpu_cfs_quota(css) != CPU_RUNTIME_INF) {
 		struct capped c = { css->cgroup->id, inner, cpu_cfs_quota(css),
-				    cpu_cfs_period(css), cpu_cfs_burst(css), false };
+				    cpu_cfs_period(css), cpu_cfs_burst(css),
+				    cpu_cfs_writes(css), false };
 
 		g_array_append_val(qe->capped, c);
 		inner = (int)qe->capped->len - 1;
@@ -266,26 +274,28 @@ out:
 	g_hash_table_unref(c.w.inner);
 }
 
-/* Periods for the groups copied, kept for those whose settings stayed
- * (keyed by a copy of the id: the arrays are made anew). */
+/* Periods for the groups copied, kept for those whose settings were not
+ * written since (keyed by a copy of the id: the arrays are made anew).
+ * A written one starts owing nothing from this pass's sample, as the
+ * kernel refills the runtime at a write: what ran before is not its. */
 static void sync_periods(struct quota_enforcer *qe, uint64_t now, const uint64_t *usage)
 {
 	GHashTable *keep = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free, g_free);
 
 	for (guint i = 0; i < qe->capped->len; i++) {
 		struct capped *c = &g_array_index(qe->capped, struct capped, i);
-		struct quota_period *p = g_hash_table_lookup(qe->periods, &c->id);
-
+		struct bandwidth *b = g_hash_table_lookup(qe->periods, &c->id);
 		gpointer key;
 
-		if (p && quota_period_same(p, c->quota, c->period, c->burst) &&
+		if (b && b->writes == c->writes &&
 		    g_hash_table_steal_extended(qe->periods, &c->id, &key, NULL)) {
 			g_free(key);
 		} else {
-			p = g_new(struct quota_period, 1);
-			quota_period_init(p, c->quota, c->period, c->burst, now, usage[i]);
+			b = g_new(struct bandwidth, 1);
+			b->writes = c->writes;
+			quota_period_init(&b->p, c->quota, c->period, c->burst, now, usage[i]);
 		}
-		g_hash_table_insert(keep, g_memdup2(&c->id, sizeof(c->id)), p);
+		g_hash_table_insert(keep, g_memdup2(&c->id, sizeof(c->id)), b);
 	}
 	g_hash_table_unref(qe->periods);
 	qe->periods = keep;
@@ -293,8 +303,10 @@ static void sync_periods(struct quota_enforcer *qe, uint64_t now, const uint64_t
 
 static struct quota_period *period_of(struct quota_enforcer *qe, guint i)
 {
-	return g_hash_table_lookup(qe->periods,
-				   &g_array_index(qe->capped, struct capped, i).id);
+	struct bandwidth *b = g_hash_table_lookup(qe->periods,
+						  &g_array_index(qe->capped, struct capped, i).id);
+
+	return b ? &b->p : NULL;
 }
 
 /* ---- sampling and figures ----------------------------------------------- */
@@ -354,9 +366,11 @@ static void sample(struct quota_enforcer *qe, uint64_t now, uint64_t *usage)
 
 	for (guint i = 0; ran && i < qe->capped->len; i++) {
 		const struct capped *c = &g_array_index(qe->capped, struct capped, i);
-		struct quota_period *p = period_of(qe, i);
+		struct bandwidth *b = g_hash_table_lookup(qe->periods, &c->id);
 
-		if (c->parent < 0 && (!p || quota_period_wants_sample(p, now)))
+		/* Fresh for a new quota too, throttled before: its start. */
+		if (c->parent < 0 && (!b || b->writes != c->writes ||
+				      quota_period_wants_sample(&b->p, now)))
 			task_sample_subtree_within(qe->core, c->id, 0);
 	}
 	cg_core_read(qe->core, read_usage_locked, &(struct usage){ qe, usage });

@@ -18,12 +18,6 @@ void quota_period_init(struct quota_period *p, uint64_t quota, uint64_t period,
 	};
 }
 
-bool quota_period_same(const struct quota_period *p, uint64_t quota, uint64_t period,
-		       uint64_t burst)
-{
-	return p->quota == quota && p->period == period && p->burst == burst;
-}
-
 bool quota_period_wants_sample(const struct quota_period *p, uint64_t now)
 {
 	return !p->throttled || now >= p->start + p->period;

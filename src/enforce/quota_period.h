@@ -40,9 +40,6 @@ struct quota_period {
 
 void quota_period_init(struct quota_period *p, uint64_t quota, uint64_t period,
 		       uint64_t burst, uint64_t now, uint64_t usage);
-/* Whether p was made with these settings. */
-bool quota_period_same(const struct quota_period *p, uint64_t quota, uint64_t period,
-		       uint64_t burst);
 /* The group has used usage (ns, all time) at now: ends the periods that
  * ended, throttles or unthrottles, and adds what happened to d (the
  * group's cpu.stat, but throttled_time_local). Returns when the group

@@ -406,6 +406,101 @@ static void test_settings_and_release(void)
 	env_teardown(&e);
 }
 
+/* A cap charges only what ran after it, as the kernel's runtime refill
+ * when a quota is written: a thread that ran 5 s before is throttled
+ * once it used the quota's worth after the cap, and owes nothing older. */
+static void test_cap_charges_from_now(void)
+{
+	struct quota_enforcer *qe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &qe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	fake_kf_run(e.fk, 100, 5000 * MS, 0, 0);
+	wr_ok(&e, g, "cgroup.procs", "100");
+	fake_kf_run(e.fk, 100, 1000 * MS, 0, 0);	/* in g, uncapped */
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	quota_pass(qe, 0);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 10 * MS, 0, 0);
+	quota_pass(qe, 10 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 9 * MS, 0, 0);
+	quota_pass(qe, 19 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 2 * MS, 0, 0);
+	quota_pass(qe, 21 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	/* 1 ms of debt, nothing older: it runs in the next period. */
+	quota_pass(qe, 100 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	teardown(&e, qe);
+}
+
+/* A new quota starts owing nothing, whatever the group ran under the
+ * former one (over it, throttled, or not), or with no quota between. */
+static void test_new_quota_charges_from_now(void)
+{
+	struct quota_enforcer *qe;
+	struct env e;
+	uint64_t g;
+
+	setup(&e, &qe);
+	g = mkdir_ok(&e, e.top[0], "g");
+	wr_ok(&e, g, "cgroup.procs", "100");
+	wr_ok(&e, g, "cpu.cfs_quota_us", "500000");
+	quota_pass(qe, 0);
+	/* Under a large quota, throttled with a debt. */
+	fake_kf_run(e.fk, 100, 600 * MS, 0, 0);
+	fake_kf_run(e.fk, 101, 600 * MS, 0, 1);
+	quota_pass(qe, 10 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	quota_pass(qe, 20 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 10 * MS, 0, 0);
+	quota_pass(qe, 30 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 11 * MS, 0, 0);
+	quota_pass(qe, 41 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	/* No quota, a lot of CPU, a quota again: charged from then. */
+	wr_ok(&e, g, "cpu.cfs_quota_us", "-1");
+	quota_pass(qe, 50 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 3000 * MS, 0, 0);
+	fake_kf_run(e.fk, 101, 3000 * MS, 0, 1);
+	quota_pass(qe, 3050 * MS);
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	quota_pass(qe, 3060 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 10 * MS, 0, 0);
+	quota_pass(qe, 3070 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	g_assert_cmpuint(stat_of(&e, g, "cpu.stat", "nr_throttled"), ==, 2);
+	/* The same quota written again refills it too. */
+	fake_kf_run(e.fk, 100, 30 * MS, 0, 0);
+	quota_pass(qe, 3080 * MS);
+	g_assert_true(fake_kf_frozen(e.fk, 100));
+	/* What it ran between that sample and its stop is the old quota's,
+	 * although no sample came while it was throttled. */
+	fake_kf_run(e.fk, 100, 50 * MS, 0, 0);
+	wr_ok(&e, g, "cpu.cfs_quota_us", "20000");
+	quota_pass(qe, 3090 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	fake_kf_run(e.fk, 100, 10 * MS, 0, 0);
+	quota_pass(qe, 3095 * MS);
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	/* A thread that ran 5 s elsewhere joins: it brings no debt. */
+	fake_kf_run(e.fk, P200, 5000 * MS, 0, 0);
+	wr_ok(&e, g, "cgroup.procs", "200");
+	quota_pass(qe, 3096 * MS);
+	g_assert_false(fake_kf_traced(e.fk, P200));
+	g_assert_false(fake_kf_traced(e.fk, 100));
+	teardown(&e, qe);
+}
+
 /* ---- cpu.idle ----------------------------------------------------------- */
 
 static void test_idle(void)
@@ -635,6 +730,8 @@ int main(int argc, char **argv)
 	g_test_add_func("/quota/sleepers-cost", test_sleepers_cost);
 	g_test_add_func("/quota/hierarchy-and-members", test_hierarchy_and_members);
 	g_test_add_func("/quota/settings-and-release", test_settings_and_release);
+	g_test_add_func("/quota/cap-charges-from-now", test_cap_charges_from_now);
+	g_test_add_func("/quota/new-quota-charges-from-now", test_new_quota_charges_from_now);
 	g_test_add_func("/quota/idle", test_idle);
 	g_test_add_func("/quota/idle-after-crash", test_idle_after_crash);
 	g_test_add_func("/quota/idle-children-after-crash", test_idle_children_after_crash);
